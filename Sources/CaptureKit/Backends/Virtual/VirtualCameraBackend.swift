@@ -1,0 +1,82 @@
+import Synchronization
+
+/// The virtual camera: renders ``TestPattern`` frames (or loops given frames) on its own
+/// thread, paced on absolute monotonic deadlines. A frame's timestamp is its deadline.
+final class VirtualCameraBackend: DeviceBackend {
+    let descriptor: DeviceDescriptor
+    let formats: [CaptureDevice.Format]
+    let configuration: VirtualCameraConfiguration
+    let connection = VirtualConnection()
+
+    init(configuration: VirtualCameraConfiguration) throws(CaptureError) {
+        self.configuration = configuration
+        descriptor = DeviceDescriptor(
+            uniqueID: configuration.uniqueID ?? "virtual:camera:\(configuration.name)",
+            localizedName: configuration.name, modelID: "CaptureKit Virtual Camera", manufacturer: "CaptureKit",
+            deviceType: .virtual, position: configuration.position, mediaType: .video)
+        let rates = configuration.frameRates.sorted(by: >).map { CaptureDevice.FrameRateRange(fps: $0) }
+        guard !rates.isEmpty, configuration.frameRates.allSatisfy({ $0 > 0 }) else {
+            throw .invalidArgument("a virtual camera needs at least one positive frame rate")
+        }
+        switch configuration.content {
+        case .testPattern:
+            guard configuration.pixelFormats.allSatisfy(\.isYUV) else {
+                throw CaptureError(.unsupportedFormat, "the virtual camera draws YUV formats only")
+            }
+            formats = configuration.sizes.flatMap { size in
+                configuration.pixelFormats.map { CaptureDevice.Format(pixelFormat: $0, width: size.width, height: size.height, frameRateRanges: rates) }
+            }
+        case .frames(let frames):
+            guard let first = frames.first,
+                  frames.allSatisfy({ $0.width == first.width && $0.height == first.height && $0.pixelFormat == first.pixelFormat }) else {
+                throw .invalidArgument("a virtual camera needs at least one frame, all of one size and format")
+            }
+            formats = [CaptureDevice.Format(pixelFormat: first.pixelFormat, width: first.width, height: first.height, frameRateRanges: rates)]
+        }
+        guard !formats.isEmpty else { throw .invalidArgument("a virtual camera needs at least one size and pixel format") }
+    }
+
+    var isConnected: Bool { connection.isConnected }
+
+    func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream {
+        guard let pixelFormat = configuration.format.pixelFormat, formats.contains(configuration.format) else {
+            throw CaptureError(.unsupportedFormat, "\(descriptor.localizedName) has no format \(configuration.format)", deviceID: descriptor.uniqueID)
+        }
+        guard isConnected else {
+            throw CaptureError(.deviceDisconnected, "\(descriptor.localizedName) is not connected", deviceID: descriptor.uniqueID)
+        }
+        let source: FrameSource
+        switch self.configuration.content {
+        case .testPattern:
+            source = .pattern(try TestPattern(width: configuration.format.width, height: configuration.format.height,
+                                              pixelFormat: pixelFormat, frameDuration: configuration.frameDuration))
+        case .frames(let frames):
+            source = .frames(frames)
+        }
+        return VirtualStream(name: "CaptureKit.camera", connection: connection, pacing: self.configuration.pacing,
+                             period: configuration.frameDuration, sink: sink) { index, pts, duration throws(CaptureError) in
+            let frame = try source.frame(at: index)
+            return SampleBuffer(media: .video(frame), presentationTimeStamp: pts, duration: duration, sequenceNumber: UInt64(index))
+        }
+    }
+
+    private enum FrameSource: Sendable {
+        case pattern(TestPattern)
+        case frames([PixelBuffer])
+
+        func frame(at index: Int) throws(CaptureError) -> PixelBuffer {
+            switch self {
+            case .pattern(let pattern): return try pattern.render(frameIndex: index)
+            case .frames(let frames): return frames[index % frames.count]
+            }
+        }
+    }
+}
+
+/// Whether a virtual device is "plugged in"; flipped by `simulateDisconnect()` and
+/// `simulateReconnect()`.
+final class VirtualConnection: Sendable {
+    private let connected = Atomic<Bool>(true)
+    var isConnected: Bool { connected.load(ordering: .acquiring) }
+    func set(_ value: Bool) { connected.store(value, ordering: .releasing) }
+}

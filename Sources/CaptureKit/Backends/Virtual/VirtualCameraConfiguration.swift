@@ -1,0 +1,83 @@
+/// How to make a virtual camera with ``CaptureDevice/makeVirtualCamera(_:)``: for tests and
+/// demos that need a camera that does not exist.
+///
+/// ```swift
+/// var config = VirtualCameraConfiguration(name: "Bench Camera")
+/// config.pacing = .unpaced          // as fast as the consumers allow
+/// let camera = try CaptureDevice.makeVirtualCamera(config)
+/// ```
+public struct VirtualCameraConfiguration: Sendable {
+    /// What the camera shows.
+    public enum Content: Sendable {
+        /// The moving ``TestPattern`` with frame number and time burned in.
+        case testPattern
+        /// These frames, in a loop (all of one size and YUV format; the camera offers just that).
+        case frames([PixelBuffer])
+    }
+
+    /// When frames are produced.
+    public enum Pacing: Sendable {
+        /// One frame per frame duration on the monotonic clock, like a real camera.
+        case realTime
+        /// As fast as possible; timestamps still advance by one frame duration per frame.
+        case unpaced
+    }
+
+    /// The device name.
+    public var name: String
+    /// The unique ID; derived from the name when nil.
+    public var uniqueID: String?
+    /// Where the camera claims to face.
+    public var position: CaptureDevice.Position = .unspecified
+    /// Frame sizes offered (for `.testPattern`).
+    public var sizes: [Size] = [Size(width: 640, height: 480), Size(width: 1280, height: 720), Size(width: 1920, height: 1080)]
+    /// Pixel formats offered (for `.testPattern`; YUV formats only).
+    public var pixelFormats: [PixelFormat] = [.yuyv422, .nv12]
+    /// Frame rates offered, in frames per second.
+    public var frameRates: [Int32] = [15, 30, 60]
+    /// The picture.
+    public var content: Content = .testPattern
+    /// Real time or unpaced.
+    public var pacing: Pacing = .realTime
+
+    /// A configuration with the defaults of the built-in "Virtual Camera".
+    public init(name: String) {
+        self.name = name
+    }
+
+    /// A frame size.
+    public struct Size: Sendable, Hashable {
+        /// Width in pixels.
+        public var width: Int
+        /// Height in pixels.
+        public var height: Int
+        /// A size.
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+    }
+}
+
+/// How to make a virtual microphone with ``CaptureDevice/makeVirtualMicrophone(_:)``.
+public struct VirtualMicrophoneConfiguration: Sendable {
+    /// The device name.
+    public var name: String
+    /// The unique ID; derived from the name when nil.
+    public var uniqueID: String?
+    /// The tone's frequency in hertz.
+    public var frequency: Double = 440
+    /// The tone's level in dBFS (peak).
+    public var level: Double = -12
+    /// The sample rate of every format.
+    public var sampleRate: Int = 48_000
+    /// Frames per delivered buffer (480 = 10 ms at 48 kHz).
+    public var framesPerBuffer: Int = 480
+    /// Real time or unpaced.
+    public var pacing: VirtualCameraConfiguration.Pacing = .realTime
+
+    /// A configuration with the defaults of the built-in "Virtual Microphone".
+    public init(name: String) {
+        self.name = name
+    }
+}

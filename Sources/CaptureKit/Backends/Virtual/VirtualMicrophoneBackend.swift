@@ -1,0 +1,93 @@
+import Foundation
+
+/// The virtual microphone: a continuous sine tone, sample-exact on the monotonic clock
+/// (buffer *k* starts at sample *k × framesPerBuffer*; no gap, no overlap).
+final class VirtualMicrophoneBackend: DeviceBackend {
+    let descriptor: DeviceDescriptor
+    let formats: [CaptureDevice.Format]
+    let configuration: VirtualMicrophoneConfiguration
+    let connection = VirtualConnection()
+
+    init(configuration: VirtualMicrophoneConfiguration) throws(CaptureError) {
+        guard (8_000...192_000).contains(configuration.sampleRate), configuration.framesPerBuffer > 0,
+              configuration.frequency > 0, configuration.frequency < Double(configuration.sampleRate) / 2 else {
+            throw .invalidArgument("virtual microphone needs a rate of 8...192 kHz, a positive buffer size and a tone below Nyquist")
+        }
+        self.configuration = configuration
+        descriptor = DeviceDescriptor(
+            uniqueID: configuration.uniqueID ?? "virtual:microphone:\(configuration.name)",
+            localizedName: configuration.name, modelID: "CaptureKit Virtual Microphone", manufacturer: "CaptureKit",
+            deviceType: .virtual, position: .unspecified, mediaType: .audio)
+        formats = [AudioFormat.SampleFormat.s16, .f32].flatMap { sampleFormat in
+            [1, 2].map { CaptureDevice.Format(audioFormat: AudioFormat(sampleRate: configuration.sampleRate, channelCount: $0, sampleFormat: sampleFormat)) }
+        }
+    }
+
+    var isConnected: Bool { connection.isConnected }
+
+    func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream {
+        guard let format = configuration.format.audioFormat, formats.contains(configuration.format) else {
+            throw CaptureError(.unsupportedFormat, "\(descriptor.localizedName) has no format \(configuration.format)", deviceID: descriptor.uniqueID)
+        }
+        guard isConnected else {
+            throw CaptureError(.deviceDisconnected, "\(descriptor.localizedName) is not connected", deviceID: descriptor.uniqueID)
+        }
+        let tone = SineTone(frequency: self.configuration.frequency, level: self.configuration.level, format: format)
+        let framesPerBuffer = self.configuration.framesPerBuffer
+        let pool = StoragePool(blockSize: framesPerBuffer * format.bytesPerFrame, maximumIdle: 32)
+        let period = MediaTime(value: Int64(framesPerBuffer), timescale: Int32(format.sampleRate))
+        return VirtualStream(name: "CaptureKit.microphone", connection: connection, pacing: self.configuration.pacing,
+                             period: period, sink: sink) { index, pts, duration throws(CaptureError) in
+            let buffer = AudioBuffer(format: format, frameCount: framesPerBuffer, storage: try pool.take())
+            tone.write(into: buffer, firstFrame: index * framesPerBuffer)
+            return SampleBuffer(media: .audio(buffer), presentationTimeStamp: pts, duration: duration,
+                                sequenceNumber: UInt64(index * framesPerBuffer))
+        }
+    }
+}
+
+/// A sine tone whose sample *i* depends only on *i*: the phase is computed from the sample
+/// index, so buffers join without clicks and a test can predict every sample.
+struct SineTone: Sendable {
+    let frequency: Double
+    let amplitude: Double
+    let format: AudioFormat
+
+    init(frequency: Double, level: Double, format: AudioFormat) {
+        self.frequency = frequency
+        amplitude = pow(10, level / 20)
+        self.format = format
+    }
+
+    /// The value of sample `index` in −1...1.
+    func value(at index: Int) -> Double {
+        let cycles = frequency * Double(index % format.sampleRate) / Double(format.sampleRate)
+        return amplitude * sin(2 * .pi * (cycles - cycles.rounded(.down)))
+    }
+
+    func write(into buffer: AudioBuffer, firstFrame: Int) {
+        let channels = format.channelCount
+        buffer.withUnsafeMutableBytes { raw in
+            switch format.sampleFormat {
+            case .s16:
+                let samples = raw.bindMemory(to: Int16.self)
+                for frame in 0..<buffer.frameCount {
+                    let sample = Int16(clamping: Int((value(at: firstFrame + frame) * 32767).rounded()))
+                    for channel in 0..<channels { samples[frame * channels + channel] = sample }
+                }
+            case .s32:
+                let samples = raw.bindMemory(to: Int32.self)
+                for frame in 0..<buffer.frameCount {
+                    let sample = Int32(clamping: Int64((value(at: firstFrame + frame) * 2_147_483_647).rounded()))
+                    for channel in 0..<channels { samples[frame * channels + channel] = sample }
+                }
+            case .f32:
+                let samples = raw.bindMemory(to: Float.self)
+                for frame in 0..<buffer.frameCount {
+                    let sample = Float(value(at: firstFrame + frame))
+                    for channel in 0..<channels { samples[frame * channels + channel] = sample }
+                }
+            }
+        }
+    }
+}

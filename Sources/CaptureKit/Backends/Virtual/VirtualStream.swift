@@ -1,0 +1,63 @@
+import Glibc
+
+/// The thread of a virtual device: produces sample `n` at deadline `start + n × period`, on the
+/// monotonic clock, until stopped. Frames that cannot be produced in time are skipped and
+/// reported (a real camera drops them too); a simulated disconnection pauses production.
+final class VirtualStream: DeviceStream {
+    typealias Produce = @Sendable (_ index: Int, _ pts: MediaTime, _ duration: MediaTime) throws(CaptureError) -> SampleBuffer
+    private let worker: WorkerThread
+
+    init(name: String, connection: VirtualConnection, pacing: VirtualCameraConfiguration.Pacing,
+         period: MediaTime, sink: StreamSink, produce: @escaping Produce) {
+        worker = WorkerThread(name: name) { thread in
+            Self.run(thread, connection: connection, pacing: pacing, period: period, sink: sink, produce: produce)
+        }
+    }
+
+    func stop() { worker.stop() }
+
+    private static func run(_ thread: WorkerThread, connection: VirtualConnection, pacing: VirtualCameraConfiguration.Pacing,
+                            period: MediaTime, sink: StreamSink, produce: Produce) {
+        // Timestamps are kept in the period's own timescale so consecutive samples are exactly
+        // one period apart (48 kHz audio stays sample-exact, 30 fps video frame-exact).
+        let scale = period.timescale
+        var origin = MonotonicClock.now().convertScale(scale, method: .roundTowardPositiveInfinity).value
+        var index = 0
+        var wasConnected = true
+        while !thread.isStopping {
+            if !connection.isConnected {
+                if wasConnected { sink.event(.disconnected); wasConnected = false }
+                MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + 5_000_000)
+                continue
+            }
+            if !wasConnected {
+                wasConnected = true
+                // Resume on the clock as it is now, keeping the index running.
+                origin = MonotonicClock.now().convertScale(scale, method: .roundTowardPositiveInfinity).value - Int64(index) * period.value
+                sink.event(.reconnected)
+            }
+            let pts = MediaTime(value: origin + Int64(index) * period.value, timescale: scale)
+            if pacing == .realTime {
+                // A sample is delivered once its whole span has been "captured".
+                let due = (pts + period).nanoseconds ?? 0
+                let now = MonotonicClock.nanoseconds()
+                if now < due {
+                    MonotonicClock.sleep(untilNanoseconds: due)
+                } else if let periodNs = period.nanoseconds, periodNs > 0, now - due > periodNs {
+                    let skipped = Int((now - due) / periodNs)
+                    index += skipped
+                    sink.event(.droppedFrames(count: skipped))
+                    continue
+                }
+            }
+            do {
+                let sample = try produce(index, pts, period)
+                sink.deliver(sample)
+            } catch {
+                sink.event(.failed(error))
+                return
+            }
+            index += 1
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Synchronization
+
+/// One unit of captured media with its timing, as `CMSampleBuffer`: a video frame or a run of
+/// audio frames, the time it was captured on the session clock, and how long it lasts.
+///
+/// Sample buffers are immutable and shared by reference between all outputs. When several
+/// outputs want the same frame in another pixel format or size, the conversion runs once and
+/// the result is shared (see ``converted(to:)``).
+public final class SampleBuffer: Sendable {
+    /// The payload.
+    public enum Media: Sendable {
+        /// A video frame.
+        case video(PixelBuffer)
+        /// Audio frames.
+        case audio(AudioBuffer)
+    }
+
+    /// The payload.
+    public let media: Media
+    /// The capture time on the session clock (`CLOCK_MONOTONIC`, nanoseconds or sample units).
+    public let presentationTimeStamp: MediaTime
+    /// How long the sample lasts: the frame duration, or the audio frames at their rate.
+    public let duration: MediaTime
+    /// The device's running count of this sample since its stream started (video frame index,
+    /// or index of the first audio frame). A jump means the device dropped something.
+    public let sequenceNumber: UInt64
+
+    private let conversions = Mutex<[VideoTarget: SampleBuffer]>([:])
+
+    /// Makes a sample buffer.
+    public init(media: Media, presentationTimeStamp: MediaTime, duration: MediaTime, sequenceNumber: UInt64 = 0) {
+        self.media = media
+        self.presentationTimeStamp = presentationTimeStamp
+        self.duration = duration
+        self.sequenceNumber = sequenceNumber
+    }
+
+    /// The video frame, or nil for audio (`CMSampleBufferGetImageBuffer`).
+    public var pixelBuffer: PixelBuffer? {
+        if case .video(let buffer) = media { return buffer }
+        return nil
+    }
+
+    /// The audio frames, or nil for video.
+    public var audioBuffer: AudioBuffer? {
+        if case .audio(let buffer) = media { return buffer }
+        return nil
+    }
+
+    /// What the payload is.
+    public var formatDescription: FormatDescription {
+        switch media {
+        case .video(let buffer): return .video(width: buffer.width, height: buffer.height, pixelFormat: buffer.pixelFormat)
+        case .audio(let buffer): return .audio(buffer.format)
+        }
+    }
+
+    /// The media type of the payload.
+    public var mediaType: MediaType { formatDescription.mediaType }
+
+    /// The frame in another pixel format and/or size, converted once per target and shared
+    /// between everyone who asks for the same target. Returns `self` when nothing changes.
+    public func converted(to target: VideoTarget) throws(CaptureError) -> SampleBuffer {
+        guard let source = pixelBuffer else {
+            throw .invalidArgument("only video sample buffers can be converted to a pixel format")
+        }
+        let width = target.width ?? source.width
+        let height = target.height ?? source.height
+        let format = target.pixelFormat ?? source.pixelFormat
+        if width == source.width, height == source.height, format == source.pixelFormat { return self }
+        let key = VideoTarget(pixelFormat: format, width: width, height: height)
+        // Held during the conversion so a second output asking for the same target waits for the
+        // first result instead of converting again.
+        return try conversions.withLock { (cache) throws(CaptureError) -> SampleBuffer in
+            if let done = cache[key] { return done }
+            let frame = try PixelConverter.shared.convert(source, to: format, width: width, height: height)
+            let result = SampleBuffer(media: .video(frame), presentationTimeStamp: presentationTimeStamp,
+                                      duration: duration, sequenceNumber: sequenceNumber)
+            cache[key] = result
+            return result
+        }
+    }
+}
+
+/// A pixel format and size to convert frames to; nil members keep the source's value.
+public struct VideoTarget: Sendable, Hashable {
+    /// The wanted layout, or nil for the device's.
+    public var pixelFormat: PixelFormat?
+    /// The wanted width, or nil for the device's.
+    public var width: Int?
+    /// The wanted height, or nil for the device's.
+    public var height: Int?
+
+    /// A target; leave a member nil to keep the source's value.
+    public init(pixelFormat: PixelFormat? = nil, width: Int? = nil, height: Int? = nil) {
+        self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+    }
+}

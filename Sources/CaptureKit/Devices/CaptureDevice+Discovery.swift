@@ -1,0 +1,69 @@
+import Glibc
+
+extension CaptureDevice {
+    /// Finds devices by type, media and position (`AVCaptureDevice.DiscoverySession`).
+    ///
+    /// ```swift
+    /// let cameras = CaptureDevice.DiscoverySession(deviceTypes: [.external, .builtInWideAngleCamera, .virtual],
+    ///                                              mediaType: .video, position: .unspecified).devices
+    /// ```
+    public struct DiscoverySession: Sendable {
+        /// The device types asked for.
+        public let deviceTypes: [DeviceType]
+        /// The media asked for, or nil for any.
+        public let mediaType: MediaType?
+        /// The position asked for; `.unspecified` matches every position.
+        public let position: Position
+
+        /// A discovery for devices of `deviceTypes` carrying `mediaType` at `position`.
+        public init(deviceTypes: [DeviceType], mediaType: MediaType?, position: Position) {
+            self.deviceTypes = deviceTypes
+            self.mediaType = mediaType
+            self.position = position
+        }
+
+        /// The matching devices present now: hardware first, in the order of `deviceTypes`.
+        public var devices: [CaptureDevice] {
+            let all = DeviceRegistry.shared.devices().filter { device in
+                (mediaType.map(device.hasMediaType) ?? true)
+                    && (position == .unspecified || device.position == position)
+            }
+            return deviceTypes.flatMap { type in all.filter { $0.deviceType == type } }
+        }
+    }
+
+    /// Every device present now.
+    public static var allDevices: [CaptureDevice] { DeviceRegistry.shared.devices() }
+
+    /// The device to use for `mediaType` when the user has not chosen one: the first connected
+    /// hardware device, or the built-in virtual device when there is no hardware.
+    public static func `default`(for mediaType: MediaType) -> CaptureDevice? {
+        let candidates = DeviceRegistry.shared.devices().filter { $0.hasMediaType(mediaType) && $0.isConnected }
+        return candidates.first
+    }
+
+    /// The first device of `deviceType` for `mediaType` at `position` (any position for `.unspecified`).
+    public static func `default`(_ deviceType: DeviceType, for mediaType: MediaType?, position: Position) -> CaptureDevice? {
+        DiscoverySession(deviceTypes: [deviceType], mediaType: mediaType, position: position).devices.first
+    }
+
+    /// The device with `uniqueID`, if present (`AVCaptureDevice(uniqueID:)`).
+    public static func device(uniqueID: String) -> CaptureDevice? {
+        DeviceRegistry.shared.devices().first { $0.uniqueID == uniqueID }
+    }
+
+    /// Whether this user may capture `mediaType`. On Linux that is a matter of file permissions:
+    /// `.denied` when camera nodes exist but none can be opened (join the `video` group),
+    /// otherwise `.authorized` (virtual devices are always usable).
+    public static func authorizationStatus(for mediaType: MediaType) -> AuthorizationStatus {
+        guard mediaType == .video else { return .authorized }
+        let nodes: [String] = (0..<64).map { (index: Int) -> String in "/dev/video\(index)" }.filter { access($0, F_OK) == 0 }
+        if nodes.isEmpty || nodes.contains(where: { access($0, R_OK | W_OK) == 0 }) { return .authorized }
+        return .denied
+    }
+
+    /// Resolves to whether `mediaType` may be captured; Linux has no prompt to show.
+    public static func requestAccess(for mediaType: MediaType) async -> Bool {
+        authorizationStatus(for: mediaType) == .authorized
+    }
+}

@@ -1,0 +1,62 @@
+/// What every device backend (virtual, V4L2, PulseAudio, ALSA, file) provides. A backend owns
+/// its device's thread and file descriptors; the rest of CaptureKit only sees this protocol.
+protocol DeviceBackend: AnyObject, Sendable {
+    /// Identity and kind; constant for the backend's lifetime.
+    var descriptor: DeviceDescriptor { get }
+    /// Everything the device can capture, best first within each size.
+    var formats: [CaptureDevice.Format] { get }
+    /// Whether the device is present now.
+    var isConnected: Bool { get }
+    /// Starts capturing with `configuration`, delivering on the device's own thread to `sink`
+    /// until the returned stream is stopped.
+    func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream
+}
+
+/// A running capture from one device.
+protocol DeviceStream: AnyObject, Sendable {
+    /// Stops capture and returns once no further sample or event will be delivered.
+    func stop()
+}
+
+/// Who a device is, as discovery reports it.
+struct DeviceDescriptor: Sendable {
+    var uniqueID: String
+    var localizedName: String
+    var modelID: String
+    var manufacturer: String
+    var deviceType: CaptureDevice.DeviceType
+    var position: CaptureDevice.Position
+    var mediaType: MediaType
+}
+
+/// What a stream is asked to do.
+struct StreamConfiguration: Sendable {
+    var format: CaptureDevice.Format
+    /// The interval between frames (video only).
+    var frameDuration: MediaTime
+}
+
+/// Where a stream sends what it captures. Both closures run on the device's thread and must
+/// return quickly.
+struct StreamSink: Sendable {
+    var deliver: @Sendable (SampleBuffer) -> Void
+    var event: @Sendable (DeviceStreamEvent) -> Void
+}
+
+/// Things a running stream reports besides samples.
+enum DeviceStreamEvent: Sendable {
+    /// The device went away; no samples until `.reconnected`.
+    case disconnected
+    /// The device is back and capturing again.
+    case reconnected
+    /// The device could not keep up and skipped `count` frames.
+    case droppedFrames(count: Int)
+    /// The stream died; it delivers nothing more.
+    case failed(CaptureError)
+}
+
+/// A source of devices for discovery (one per backend kind).
+protocol DeviceProvider: Sendable {
+    /// The backends present now.
+    func backends() -> [any DeviceBackend]
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Synchronization
+
+/// A dedicated thread running one loop until stopped: the device thread of a backend, or the
+/// delivery thread of an output. `stop()` returns once the loop has ended, so after it nothing
+/// the loop does can still happen.
+final class WorkerThread: Sendable {
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let wake: (@Sendable () -> Void)?
+
+    /// Starts `body` on a new thread named `name`. `body` should return soon after
+    /// `isStopping` turns true; `wake` (if given) is called by `stop()` to interrupt a wait.
+    init(name: String, wake: (@Sendable () -> Void)? = nil, body: @escaping @Sendable (WorkerThread) -> Void) {
+        self.wake = wake
+        let thread = Thread { [self] in
+            body(self)
+            finished.signal()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Whether `stop()` has been called.
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    /// Asks the loop to end and waits for it. Safe to call more than once.
+    func stop() {
+        if stopping.exchange(true, ordering: .acquiringAndReleasing) { return }
+        wake?()
+        finished.wait()
+    }
+}
