@@ -30,7 +30,7 @@ struct DeviceDescriptor: Sendable {
 }
 
 /// What a stream is asked to do.
-struct StreamConfiguration: Sendable {
+struct StreamConfiguration: Sendable, Equatable {
     var format: CaptureDevice.Format
     /// The interval between frames (video only).
     var frameDuration: MediaTime

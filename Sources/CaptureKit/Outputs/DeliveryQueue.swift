@@ -1,0 +1,128 @@
+import Foundation
+
+/// Hands samples from a device thread to one output's own thread without ever blocking the
+/// device: a small queue with a drop policy, drained by a dedicated thread. Drops are recorded
+/// on the device thread and reported from the output thread, before the next sample.
+final class DeliveryQueue: @unchecked Sendable {
+    struct Item: Sendable {
+        var sample: SampleBuffer
+        var connection: CaptureConnection
+    }
+
+    struct Drop: Sendable {
+        var frame: DroppedFrame
+        var connection: CaptureConnection
+    }
+
+    enum Policy: Sendable {
+        /// Keep only the newest sample; a waiting one is replaced (`frameWasLate`).
+        case newestOnly
+        /// Keep up to this many; when full the incoming sample is refused (`outOfBuffers`).
+        case bounded(Int)
+    }
+
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var items: [Item] = []
+    private var drops: [Drop] = []
+    private var policy: Policy
+    private var worker: WorkerThread?
+    private let name: String
+    private let deliver: @Sendable (Item) -> Void
+    private let report: @Sendable (Drop) -> Void
+
+    /// At most this many drop reports wait; past it the oldest are merged away (counted as one).
+    private static let maximumPendingDrops = 256
+
+    init(name: String, policy: Policy, deliver: @escaping @Sendable (Item) -> Void, report: @escaping @Sendable (Drop) -> Void) {
+        self.name = name
+        self.policy = policy
+        self.deliver = deliver
+        self.report = report
+    }
+
+    func setPolicy(_ policy: Policy) {
+        condition.lock()
+        self.policy = policy
+        condition.unlock()
+    }
+
+    /// Queues a sample; never blocks beyond a short lock.
+    func enqueue(_ item: Item) {
+        condition.lock()
+        startIfNeeded()
+        switch policy {
+        case .newestOnly:
+            if let late = items.first {
+                items.removeAll(keepingCapacity: true)
+                record(Drop(frame: DroppedFrame(presentationTimeStamp: late.sample.presentationTimeStamp, reason: .frameWasLate, count: 1),
+                            connection: late.connection))
+            }
+            items.append(item)
+        case .bounded(let capacity):
+            if items.count >= capacity {
+                record(Drop(frame: DroppedFrame(presentationTimeStamp: item.sample.presentationTimeStamp, reason: .outOfBuffers, count: 1),
+                            connection: item.connection))
+            } else {
+                items.append(item)
+            }
+        }
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Records a drop that happened before the output (in the device).
+    func enqueueDrop(_ drop: Drop) {
+        condition.lock()
+        startIfNeeded()
+        record(drop)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Must be called with the lock held.
+    private func record(_ drop: Drop) {
+        if drops.count >= Self.maximumPendingDrops { drops.removeFirst() }
+        drops.append(drop)
+    }
+
+    /// Must be called with the lock held. The thread starts with the first sample, so outputs
+    /// that are never used cost no thread.
+    private func startIfNeeded() {
+        guard worker == nil else { return }
+        worker = WorkerThread(name: name, wake: { [condition] in
+            condition.lock()
+            condition.broadcast()
+            condition.unlock()
+        }) { [self] thread in
+            while !thread.isStopping { drainOnce(thread) }
+        }
+    }
+
+    private func drainOnce(_ thread: WorkerThread) {
+        condition.lock()
+        while items.isEmpty, drops.isEmpty, !thread.isStopping { condition.wait() }
+        let pendingDrops = drops
+        drops.removeAll(keepingCapacity: true)
+        let next = items.isEmpty ? nil : items.removeFirst()
+        condition.unlock()
+        for drop in pendingDrops { report(drop) }
+        if let next { deliver(next) }
+    }
+
+    /// Ends the thread; queued samples are discarded. The owner calls this when it goes away.
+    func stop() {
+        condition.lock()
+        let running = worker
+        items.removeAll()
+        condition.unlock()
+        running?.stop()
+    }
+
+    /// Discards queued samples (a stopped session should not deliver stale frames later).
+    func flush() {
+        condition.lock()
+        items.removeAll()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,20 @@
+/// A sample an output could not deliver (the `didDrop` of `AVCaptureVideoDataOutput`).
+public struct DroppedFrame: Sendable, Hashable {
+    /// Why a sample was dropped (`kCMSampleBufferDroppedFrameReason_*`).
+    public enum Reason: String, Sendable, Hashable {
+        /// The consumer was still busy and a newer sample replaced this one
+        /// (`alwaysDiscardsLateVideoFrames`).
+        case frameWasLate
+        /// The output's queue was full (late frames are kept, but only so many).
+        case outOfBuffers
+        /// The device itself skipped samples; the count is in ``count``.
+        case discontinuity
+    }
+
+    /// When the dropped sample was captured (invalid for a device discontinuity).
+    public let presentationTimeStamp: MediaTime
+    /// Why it was dropped.
+    public let reason: Reason
+    /// How many samples this report covers (more than one only for `.discontinuity`).
+    public let count: Int
+}

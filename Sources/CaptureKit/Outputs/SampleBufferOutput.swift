@@ -1,0 +1,137 @@
+import Dispatch
+import Synchronization
+
+/// What video and audio data outputs share: a delegate on a queue, `AsyncStream`s of samples,
+/// a delivery thread of their own and counters of what was delivered and dropped.
+public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
+    /// What an output has delivered and dropped since it was made.
+    public struct Statistics: Sendable, Hashable {
+        /// Samples handed to the delegate or streams.
+        public var delivered: Int
+        /// Samples not delivered (late, queue full, or skipped by the device).
+        public var dropped: Int
+    }
+
+    private struct Consumers {
+        weak var delegate: (any SampleBufferDelegate)?
+        var queue: DispatchQueue?
+        var streams: [Int: AsyncStream<SampleBuffer>.Continuation] = [:]
+        var nextStreamID = 0
+        var delivered = 0
+        var dropped = 0
+    }
+
+    private let consumers = Mutex(Consumers())
+    private(set) var delivery: DeliveryQueue!
+
+    init(policy: DeliveryQueue.Policy, threadName: String) {
+        super.init()
+        delivery = DeliveryQueue(name: threadName, policy: policy, deliver: { [weak self] item in
+            self?.deliver(item)
+        }, report: { [weak self] drop in
+            self?.report(drop)
+        })
+    }
+
+    deinit {
+        delivery.stop()
+        consumers.withLock { $0.streams.values.forEach { $0.finish() } }
+    }
+
+    /// Sets who receives samples and on which queue (`setSampleBufferDelegate(_:queue:)`).
+    /// Pass nil to stop. The delegate is held weakly; calls are serialized on `queue`.
+    public func setSampleBufferDelegate(_ delegate: (any SampleBufferDelegate)?, queue: DispatchQueue?) {
+        consumers.withLock {
+            $0.delegate = delegate
+            $0.queue = delegate == nil ? nil : (queue ?? DispatchQueue(label: "CaptureKit.sampleBufferDelegate"))
+        }
+    }
+
+    /// The delegate, if one is set.
+    public var sampleBufferDelegate: (any SampleBufferDelegate)? { consumers.withLock { $0.delegate } }
+
+    /// The queue the delegate is called on.
+    public var sampleBufferCallbackQueue: DispatchQueue? { consumers.withLock { $0.queue } }
+
+    /// A new stream of this output's samples; every access makes an independent stream. Slow
+    /// readers only ever miss samples (they are counted as drops), they never slow capture.
+    ///
+    /// ```swift
+    /// for await sample in output.sampleBuffers.prefix(30) { … }
+    /// ```
+    public var sampleBuffers: AsyncStream<SampleBuffer> {
+        let (stream, continuation) = AsyncStream<SampleBuffer>.makeStream(bufferingPolicy: streamBuffering)
+        let id = consumers.withLock { consumers -> Int in
+            consumers.nextStreamID += 1
+            consumers.streams[consumers.nextStreamID] = continuation
+            return consumers.nextStreamID
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.consumers.withLock { $0.streams.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// What the output has delivered and dropped.
+    public var statistics: Statistics {
+        consumers.withLock { Statistics(delivered: $0.delivered, dropped: $0.dropped) }
+    }
+
+    // MARK: Subclass hooks
+
+    /// How many samples a stream keeps for a slow reader.
+    var streamBuffering: AsyncStream<SampleBuffer>.Continuation.BufferingPolicy { .bufferingNewest(1) }
+
+    /// Turns a device sample into what this output delivers (converts format). Runs on the
+    /// output's thread.
+    func prepare(_ sample: SampleBuffer) throws(CaptureError) -> SampleBuffer { sample }
+
+    // MARK: Delivery
+
+    /// Whether anyone listens: without listeners nothing is queued or converted.
+    var hasConsumers: Bool { consumers.withLock { $0.delegate != nil || !$0.streams.isEmpty } }
+
+    override func receive(_ sample: SampleBuffer, from connection: CaptureConnection) {
+        guard hasConsumers else { return }
+        delivery.enqueue(DeliveryQueue.Item(sample: sample, connection: connection))
+    }
+
+    override func deviceDidDrop(count: Int, from connection: CaptureConnection) {
+        delivery.enqueueDrop(DeliveryQueue.Drop(
+            frame: DroppedFrame(presentationTimeStamp: .invalid, reason: .discontinuity, count: count), connection: connection))
+    }
+
+    private func deliver(_ item: DeliveryQueue.Item) {
+        let prepared: SampleBuffer
+        do {
+            prepared = try prepare(item.sample)
+        } catch {
+            session?.reportRuntimeError(error)
+            return
+        }
+        let (delegate, queue, streams) = consumers.withLock { ($0.delegate, $0.queue, Array($0.streams.values)) }
+        var lateInStreams = 0
+        for stream in streams {
+            if case .dropped = stream.yield(prepared) { lateInStreams += 1 }
+        }
+        if let delegate, let queue {
+            // Synchronous: while the delegate is busy, newer samples wait in (or replace the one
+            // in) the delivery queue, which is what makes late-frame dropping work.
+            queue.sync { delegate.captureOutput(self, didOutput: prepared, from: item.connection) }
+        }
+        consumers.withLock {
+            $0.delivered += 1
+            $0.dropped += lateInStreams
+        }
+    }
+
+    private func report(_ drop: DeliveryQueue.Drop) {
+        let (delegate, queue) = consumers.withLock { consumers in
+            consumers.dropped += drop.frame.count
+            return (consumers.delegate, consumers.queue)
+        }
+        if let delegate, let queue {
+            queue.sync { delegate.captureOutput(self, didDrop: drop.frame, from: drop.connection) }
+        }
+    }
+}

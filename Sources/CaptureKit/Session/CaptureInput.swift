@@ -1,0 +1,47 @@
+/// A source of media for a session (`AVCaptureInput`). The one kind today is
+/// ``CaptureDeviceInput``.
+public class CaptureInput: @unchecked Sendable, Hashable {
+    /// One stream of media an input offers (`AVCaptureInput.Port`).
+    public struct Port: Sendable, Hashable {
+        /// What the port carries.
+        public let mediaType: MediaType
+        /// The device the port belongs to, by unique ID.
+        public let sourceDeviceID: String
+    }
+
+    /// The streams the input offers.
+    public var ports: [Port] { [] }
+
+    init() {}
+
+    public static func == (lhs: CaptureInput, rhs: CaptureInput) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// Feeds a device into a session (`AVCaptureDeviceInput`).
+///
+/// ```swift
+/// let input = try CaptureDeviceInput(device: camera)
+/// if session.canAddInput(input) { try session.addInput(input) }
+/// ```
+public final class CaptureDeviceInput: CaptureInput, @unchecked Sendable {
+    /// The device.
+    public let device: CaptureDevice
+
+    /// An input for `device`; `.deviceDisconnected` when it is not present, `.notAuthorized`
+    /// when this user may not open cameras.
+    public init(device: CaptureDevice) throws(CaptureError) {
+        guard device.isConnected else {
+            throw CaptureError(.deviceDisconnected, "\(device.localizedName) is not connected", deviceID: device.uniqueID)
+        }
+        if device.hasMediaType(.video), !device.isVirtual, CaptureDevice.authorizationStatus(for: .video) == .denied {
+            throw CaptureError(.notAuthorized, "this user may not open cameras: add it to the 'video' group", deviceID: device.uniqueID)
+        }
+        self.device = device
+        super.init()
+    }
+
+    public override var ports: [Port] {
+        MediaType.allCases.filter(device.hasMediaType).map { Port(mediaType: $0, sourceDeviceID: device.uniqueID) }
+    }
+}

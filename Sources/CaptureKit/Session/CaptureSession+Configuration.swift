@@ -1,0 +1,217 @@
+extension CaptureSession {
+    // MARK: Configuration transactions
+
+    /// Opens a configuration block; changes wait for the matching ``commitConfiguration()``.
+    /// Blocks nest: only the outermost commit applies.
+    public func beginConfiguration() {
+        model.withLock { $0.configurationDepth += 1 }
+    }
+
+    /// Closes a configuration block and, for the outermost one, applies every change at once.
+    /// When the changes cannot be applied (a preset the camera cannot do, a device that fails
+    /// to start), nothing of them is applied: the session keeps running as before and the
+    /// staged changes are rolled back. Throws `.invalidState` without an open block.
+    public func commitConfiguration() throws(CaptureError) {
+        let outermost = try model.withLock { (model) throws(CaptureError) -> Bool in
+            guard model.configurationDepth > 0 else {
+                throw .invalidState("commitConfiguration() without beginConfiguration()")
+            }
+            model.configurationDepth -= 1
+            return model.configurationDepth == 0
+        }
+        if outermost { try onControl { () throws(CaptureError) in try apply() } }
+    }
+
+    /// Runs `change` inside its own transaction unless a block is already open.
+    private func staging(_ change: (inout Graph) throws(CaptureError) -> Void) throws(CaptureError) {
+        let immediate = try model.withLock { (model) throws(CaptureError) -> Bool in
+            try change(&model.staged)
+            return model.configurationDepth == 0
+        }
+        if immediate { try onControl { () throws(CaptureError) in try apply() } }
+    }
+
+    // MARK: Preset
+
+    /// The preset in force (or staged).
+    public var sessionPreset: Preset { model.withLock { $0.staged.preset } }
+
+    /// Whether the session's video input can do `preset` (`canSetSessionPreset(_:)`). True when
+    /// there is no video input yet: the check then happens when one is added.
+    public func canSetSessionPreset(_ preset: Preset) -> Bool {
+        guard preset != .inputPriority, let device = videoDevice(in: model.withLock({ $0.staged })) else { return true }
+        return Self.bestFormat(for: preset, among: device.formats) != nil
+    }
+
+    /// Sets the preset; `.unsupportedPreset` when the video input cannot do it.
+    public func setSessionPreset(_ preset: Preset) throws(CaptureError) {
+        guard canSetSessionPreset(preset) else {
+            throw CaptureError(.unsupportedPreset, "the camera has no format for preset \(preset.rawValue)",
+                               deviceID: videoDevice(in: model.withLock { $0.staged })?.uniqueID)
+        }
+        try staging { $0.preset = preset }
+    }
+
+    // MARK: Inputs
+
+    /// Whether `input` can be added: not already added, and no other input of the same media
+    /// (one camera and one microphone per session).
+    public func canAddInput(_ input: CaptureInput) -> Bool {
+        model.withLock { Self.problem(adding: input, to: $0.staged) == nil }
+    }
+
+    /// Adds an input; `.cannotAddInput` says why it cannot be.
+    public func addInput(_ input: CaptureInput) throws(CaptureError) {
+        try staging { (graph) throws(CaptureError) in
+            if let problem = Self.problem(adding: input, to: graph) {
+                throw CaptureError(.cannotAddInput, problem)
+            }
+            graph.inputs.append(input)
+        }
+    }
+
+    /// Removes an input; does nothing for an input the session does not have.
+    public func removeInput(_ input: CaptureInput) {
+        try? staging { $0.inputs.removeAll { $0 === input } }
+    }
+
+    private static func problem(adding input: CaptureInput, to graph: Graph) -> String? {
+        if graph.inputs.contains(where: { $0 === input }) { return "the input is already in the session" }
+        let media = Set(input.ports.map(\.mediaType))
+        if media.isEmpty { return "the input offers no media" }
+        if let clash = graph.inputs.first(where: { !media.isDisjoint(with: $0.ports.map(\.mediaType)) }) {
+            let name = (clash as? CaptureDeviceInput)?.device.localizedName ?? "another input"
+            return "the session already has an input for \(media.map(\.rawValue).sorted().joined(separator: "/")) (\(name)); remove it first"
+        }
+        return nil
+    }
+
+    // MARK: Outputs
+
+    /// Whether `output` can be added: not in this or another session.
+    public func canAddOutput(_ output: CaptureOutput) -> Bool {
+        model.withLock { Self.problem(adding: output, to: $0.staged, session: self) == nil }
+    }
+
+    /// Adds an output; `.cannotAddOutput` says why it cannot be.
+    public func addOutput(_ output: CaptureOutput) throws(CaptureError) {
+        try staging { (graph) throws(CaptureError) in
+            if let problem = Self.problem(adding: output, to: graph, session: self) {
+                throw CaptureError(.cannotAddOutput, problem)
+            }
+            graph.outputs.append(output)
+        }
+    }
+
+    /// Removes an output; does nothing for an output the session does not have.
+    public func removeOutput(_ output: CaptureOutput) {
+        try? staging { $0.outputs.removeAll { $0 === output } }
+    }
+
+    private static func problem(adding output: CaptureOutput, to graph: Graph, session: CaptureSession) -> String? {
+        if graph.outputs.contains(where: { $0 === output }) { return "the output is already in the session" }
+        if let owner = output.session, owner !== session { return "the output belongs to another session; remove it there first" }
+        return nil
+    }
+
+    // MARK: Applying
+
+    func videoDevice(in graph: Graph) -> CaptureDevice? {
+        graph.inputs.compactMap { ($0 as? CaptureDeviceInput)?.device }.first { $0.hasMediaType(.video) }
+    }
+
+    /// Makes the staged graph the running one. Runs on the control queue.
+    func apply() throws(CaptureError) {
+        let (staged, committed, state, oldConnections) = model.withLock { ($0.staged, $0.committed, $0.state, $0.connections) }
+
+        // 1. Everything that can fail without side effects: the preset's formats.
+        var formats: [(CaptureDevice, CaptureDevice.Format, MediaTime)] = []
+        if staged.preset != .inputPriority, let camera = videoDevice(in: staged) {
+            guard let (format, duration) = Self.bestFormat(for: staged.preset, among: camera.formats) else {
+                model.withLock { $0.staged = committed }
+                throw CaptureError(.unsupportedPreset, "\(camera.localizedName) has no format for preset \(staged.preset.rawValue)",
+                                   deviceID: camera.uniqueID)
+            }
+            formats.append((camera, format, duration))
+        }
+
+        // 2. Connections: each output gets one connection per media type it accepts, reusing
+        // the existing connection object so its orientation and mirroring survive.
+        var connections: [CaptureConnection] = []
+        var byOutput: [ObjectIdentifier: [CaptureConnection]] = [:]
+        for output in staged.outputs {
+            for mediaType in MediaType.allCases where output.acceptedMediaTypes.contains(mediaType) {
+                guard let input = staged.inputs.first(where: { $0.ports.contains { $0.mediaType == mediaType } }),
+                      let port = input.ports.first(where: { $0.mediaType == mediaType }) else { continue }
+                let connection = oldConnections.first { $0.input === input && $0.output === output && $0.mediaType == mediaType }
+                    ?? CaptureConnection(input: input, port: port, output: output)
+                connections.append(connection)
+                byOutput[ObjectIdentifier(output), default: []].append(connection)
+            }
+        }
+
+        // 3. Device formats, then streams when running.
+        let previousFormats = formats.map { ($0.0, $0.0.streamConfiguration) }
+        for (device, format, duration) in formats { device.applyPresetFormat(format, frameDuration: duration) }
+        if state == .running || state == .interrupted {
+            do {
+                try restreamDevices(for: staged, connections: connections)
+            } catch {
+                for (device, old) in previousFormats { device.applyPresetFormat(old.format, frameDuration: old.frameDuration) }
+                model.withLock { $0.staged = committed }
+                try? restreamDevices(for: committed, connections: oldConnections)
+                throw error
+            }
+        } else {
+            updateRoutes(connections)
+        }
+
+        // 4. Publish.
+        for output in committed.outputs where !staged.outputs.contains(where: { $0 === output }) {
+            output.setConnections([])
+            output.attach(to: nil)
+        }
+        for output in staged.outputs {
+            output.attach(to: self)
+            output.setConnections(byOutput[ObjectIdentifier(output)] ?? [])
+        }
+        let running = state == .running || state == .interrupted
+        for connection in oldConnections { connection.setActive(false) }
+        for connection in connections { connection.setActive(running) }
+        model.withLock {
+            $0.committed = staged
+            $0.connections = connections
+        }
+        observeDevices(of: staged, previous: committed)
+    }
+
+    /// Keeps the session told when someone changes a device's settings directly.
+    private func observeDevices(of graph: Graph, previous: Graph) {
+        let devices = graph.inputs.compactMap { ($0 as? CaptureDeviceInput)?.device }
+        for device in previous.inputs.compactMap({ ($0 as? CaptureDeviceInput)?.device }) where !devices.contains(device) {
+            device.observeSettings(for: self, nil)
+        }
+        for device in devices {
+            device.observeSettings(for: self) { [weak self] in
+                guard let self else { return }
+                control.async { [weak self] in self?.deviceSettingsChanged(device) }
+            }
+        }
+    }
+
+    /// A device's format was changed by its owner: switch to `.inputPriority` as AVFoundation
+    /// does, and restart its stream when running.
+    private func deviceSettingsChanged(_ device: CaptureDevice) {
+        model.withLock {
+            $0.staged.preset = .inputPriority
+            if $0.configurationDepth == 0 { $0.committed.preset = .inputPriority }
+        }
+        let (graph, connections, running) = model.withLock { ($0.committed, $0.connections, $0.state == .running || $0.state == .interrupted) }
+        guard running else { return }
+        do {
+            try restreamDevices(for: graph, connections: connections)
+        } catch {
+            eventHub.post(.runtimeError(error))
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Dispatch
+
+extension CaptureSession {
+    /// Where a session is in its life. Transitions:
+    ///
+    /// ```
+    /// idle ──start──▶ starting ──▶ running ──stop──▶ stopping ──▶ idle
+    ///                    │            │  ▲
+    ///                    └─(fails)─▶ idle  device lost │ │ device back
+    ///                                 ▼  │
+    ///                              interrupted ──stop──▶ stopping
+    /// ```
+    /// Calls that do not fit the current state throw `CaptureError` with code `.invalidState`.
+    public enum State: String, Sendable, Hashable {
+        /// Not capturing. Configuration is free; `startRunning()` is allowed.
+        case idle
+        /// Opening devices.
+        case starting
+        /// Capturing.
+        case running
+        /// Running, but a device has gone away; capture resumes when it returns.
+        case interrupted
+        /// Closing devices.
+        case stopping
+    }
+
+    /// Why a session was interrupted (`AVCaptureSession.InterruptionReason`).
+    public enum InterruptionReason: Sendable, Hashable {
+        /// The camera with this unique ID went away.
+        case videoDeviceNotAvailable(deviceID: String)
+        /// The microphone with this unique ID went away.
+        case audioDeviceNotAvailable(deviceID: String)
+    }
+
+    /// What happens to a session, in order (the notifications of `AVCaptureSession`).
+    public enum Event: Sendable {
+        /// Capture began.
+        case didStartRunning
+        /// Capture ended.
+        case didStopRunning
+        /// Something failed while running; the session stops when the failure is fatal.
+        case runtimeError(CaptureError)
+        /// A device went away; the session waits for it.
+        case wasInterrupted(InterruptionReason)
+        /// Every lost device is back and capture goes on.
+        case interruptionEnded
+    }
+}
+
+/// Receives a session's events on the queue given to `CaptureSession.setDelegate(_:queue:)`.
+/// Every method has an empty default.
+public protocol CaptureSessionDelegate: AnyObject, Sendable {
+    /// Capture began.
+    func sessionDidStartRunning(_ session: CaptureSession)
+    /// Capture ended.
+    func sessionDidStopRunning(_ session: CaptureSession)
+    /// Something failed while running.
+    func session(_ session: CaptureSession, didFailWith error: CaptureError)
+    /// A device went away.
+    func session(_ session: CaptureSession, wasInterruptedBecause reason: CaptureSession.InterruptionReason)
+    /// Every lost device is back.
+    func sessionInterruptionEnded(_ session: CaptureSession)
+}
+
+extension CaptureSessionDelegate {
+    public func sessionDidStartRunning(_ session: CaptureSession) {}
+    public func sessionDidStopRunning(_ session: CaptureSession) {}
+    public func session(_ session: CaptureSession, didFailWith error: CaptureError) {}
+    public func session(_ session: CaptureSession, wasInterruptedBecause reason: CaptureSession.InterruptionReason) {}
+    public func sessionInterruptionEnded(_ session: CaptureSession) {}
+}

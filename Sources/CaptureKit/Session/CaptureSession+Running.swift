@@ -1,0 +1,153 @@
+extension CaptureSession {
+    /// idle → starting → running. Runs on the control queue.
+    func performStart() throws(CaptureError) {
+        let (graph, connections) = try model.withLock { (model) throws(CaptureError) -> (Graph, [CaptureConnection]) in
+            guard model.state == .idle else {
+                throw .invalidState("startRunning() called while the session is \(model.state.rawValue)")
+            }
+            guard model.configurationDepth == 0 else {
+                throw .invalidState("startRunning() called between beginConfiguration() and commitConfiguration()")
+            }
+            model.state = .starting
+            return (model.committed, model.connections)
+        }
+        do {
+            try restreamDevices(for: graph, connections: connections)
+        } catch {
+            stopAllStreams()
+            model.withLock { $0.state = .idle }
+            eventHub.post(.runtimeError(error))
+            throw error
+        }
+        for connection in connections { connection.setActive(true) }
+        model.withLock { $0.state = .running }
+        eventHub.post(.didStartRunning)
+    }
+
+    /// running/interrupted → stopping → idle. Runs on the control queue.
+    func performStop() throws(CaptureError) {
+        let connections = try model.withLock { (model) throws(CaptureError) -> [CaptureConnection] in
+            guard model.state == .running || model.state == .interrupted else {
+                throw .invalidState("stopRunning() called while the session is \(model.state.rawValue)")
+            }
+            model.state = .stopping
+            return model.connections
+        }
+        stopAllStreams()
+        for connection in connections { connection.setActive(false) }
+        model.withLock {
+            $0.lostDevices.removeAll()
+            $0.state = .idle
+        }
+        eventHub.post(.didStopRunning)
+    }
+
+    private func stopAllStreams() {
+        let streams = model.withLock { model -> [ActiveStream] in
+            defer { model.streams.removeAll() }
+            return Array(model.streams.values)
+        }
+        for active in streams {
+            active.stream.stop()
+            active.device.release(for: self)
+        }
+    }
+
+    /// Brings the device streams in line with `graph`: stops streams no longer wanted or whose
+    /// configuration changed, swaps the routes, then starts what is missing. Frames of a device
+    /// whose stream is unchanged keep flowing throughout.
+    func restreamDevices(for graph: Graph, connections: [CaptureConnection]) throws(CaptureError) {
+        let devices = graph.inputs.compactMap { ($0 as? CaptureDeviceInput)?.device }
+        let wanted = Dictionary(devices.map { ($0.uniqueID, ($0, $0.streamConfiguration)) }, uniquingKeysWith: { first, _ in first })
+        let stale = model.withLock { model -> [ActiveStream] in
+            let stale = model.streams.filter { id, active in wanted[id]?.1 != active.configuration }
+            for id in stale.keys { model.streams.removeValue(forKey: id) }
+            return Array(stale.values)
+        }
+        for active in stale {
+            active.stream.stop()
+            active.device.release(for: self)
+        }
+        updateRoutes(connections)
+        let running = model.withLock { Set($0.streams.keys) }
+        for (id, (device, configuration)) in wanted where !running.contains(id) {
+            try startStream(device, configuration)
+        }
+    }
+
+    /// Points each device's route at its connections of the new configuration.
+    func updateRoutes(_ connections: [CaptureConnection]) {
+        model.withLock { model in
+            var byDevice: [String: [CaptureConnection]] = [:]
+            for connection in connections {
+                guard let id = connection.device?.uniqueID else { continue }
+                byDevice[id, default: []].append(connection)
+            }
+            for (id, route) in model.routes { route.set(byDevice[id] ?? []) }
+            for (id, links) in byDevice where model.routes[id] == nil {
+                let route = DeviceRoute()
+                route.set(links)
+                model.routes[id] = route
+            }
+        }
+    }
+
+    private func startStream(_ device: CaptureDevice, _ configuration: StreamConfiguration) throws(CaptureError) {
+        try device.claim(for: self)
+        let (route, generation) = model.withLock { model -> (DeviceRoute, Int) in
+            let route = model.routes[device.uniqueID] ?? DeviceRoute()
+            model.routes[device.uniqueID] = route
+            model.nextGeneration += 1
+            return (route, model.nextGeneration)
+        }
+        let sink = StreamSink(deliver: { route.deliver($0) }, event: { [weak self] event in
+            if case .droppedFrames(let count) = event {
+                route.deviceDropped(count: count)
+                return
+            }
+            guard let self else { return }
+            control.async { [weak self] in self?.handle(event, from: device, generation: generation) }
+        })
+        let stream: any DeviceStream
+        do {
+            stream = try device.backend.startStream(configuration, sink: sink)
+        } catch {
+            device.release(for: self)
+            throw error
+        }
+        model.withLock {
+            $0.streams[device.uniqueID] = ActiveStream(stream: stream, configuration: configuration, device: device, generation: generation)
+        }
+    }
+
+    /// A device's stream reported something. Runs on the control queue.
+    private func handle(_ event: DeviceStreamEvent, from device: CaptureDevice, generation: Int) {
+        let id = device.uniqueID
+        let reason: InterruptionReason = device.hasMediaType(.video)
+            ? .videoDeviceNotAvailable(deviceID: id) : .audioDeviceNotAvailable(deviceID: id)
+        let post = model.withLock { model -> [Event] in
+            guard model.streams[id]?.generation == generation else { return [] }
+            switch event {
+            case .disconnected:
+                model.lostDevices.insert(id)
+                guard model.state == .running else { return [] }
+                model.state = .interrupted
+                return [.wasInterrupted(reason)]
+            case .reconnected:
+                model.lostDevices.remove(id)
+                guard model.state == .interrupted, model.lostDevices.isEmpty else { return [] }
+                model.state = .running
+                return [.interruptionEnded]
+            case .failed(let error):
+                return [.runtimeError(error)]
+            case .droppedFrames:
+                return []
+            }
+        }
+        for event in post { eventHub.post(event) }
+        if case .failed = event, !post.isEmpty {
+            // A stream that died cannot deliver again: stop, as AVFoundation does on runtime errors.
+            try? performStop()
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Dispatch
+import Synchronization
+
+/// Connects capture devices to outputs and runs the capture (`AVCaptureSession`).
+///
+/// ```swift
+/// let session = CaptureSession()
+/// session.beginConfiguration()
+/// try session.setSessionPreset(.hd1280x720)
+/// try session.addInput(CaptureDeviceInput(device: CaptureDevice.default(for: .video)!))
+/// let frames = CaptureVideoDataOutput()
+/// try session.addOutput(frames)
+/// try session.commitConfiguration()
+/// try await session.start()
+/// for await frame in frames.sampleBuffers.prefix(30) { print(frame.presentationTimeStamp) }
+/// try await session.stop()
+/// ```
+///
+/// Configuration made between ``beginConfiguration()`` and ``commitConfiguration()`` is applied
+/// all at once, also while running: a frame is delivered either entirely under the old
+/// configuration or entirely under the new one. Calls outside such a pair commit at once.
+/// Configuration and the blocking lifecycle calls are thread-safe; the session serializes them.
+/// See ``State`` for the lifecycle; calls that do not fit it throw `.invalidState`.
+public final class CaptureSession: Sendable {
+    /// The configuration as the user has set it (staged) and as it runs (committed).
+    struct Graph: Sendable {
+        var inputs: [CaptureInput] = []
+        var outputs: [CaptureOutput] = []
+        var preset: Preset = .high
+    }
+
+    struct Model: Sendable {
+        var staged = Graph()
+        var committed = Graph()
+        var configurationDepth = 0
+        var state = State.idle
+        var connections: [CaptureConnection] = []
+        var streams: [String: ActiveStream] = [:]
+        var routes: [String: DeviceRoute] = [:]
+        var lostDevices: Set<String> = []
+        var nextGeneration = 0
+    }
+
+    /// A running device stream and the configuration it was started with.
+    struct ActiveStream: Sendable {
+        var stream: any DeviceStream
+        var configuration: StreamConfiguration
+        var device: CaptureDevice
+        /// Tells this stream's events from those of an earlier stream of the same device.
+        var generation: Int
+    }
+
+    let model = Mutex(Model())
+    /// Serializes everything that opens or closes devices; device events hop onto it too.
+    let control = DispatchQueue(label: "CaptureKit.session.control")
+    let eventHub = EventHub()
+
+    /// A new, idle session with the `.high` preset.
+    public init() {}
+
+    deinit {
+        let (streams, devices) = model.withLock { model in
+            (model.streams.values.map(\.stream), model.streams.values.map(\.device))
+        }
+        for stream in streams { stream.stop() }
+        for device in devices {
+            device.release(for: self)
+            device.observeSettings(for: self, nil)
+        }
+    }
+
+    // MARK: State
+
+    /// Where the session is in its lifecycle.
+    public var state: State { model.withLock { $0.state } }
+
+    /// Whether the session is capturing (running or interrupted), as `isRunning`.
+    public var isRunning: Bool { [.running, .interrupted].contains(state) }
+
+    /// Whether a device has gone away while running.
+    public var isInterrupted: Bool { state == .interrupted }
+
+    /// The inputs, including changes not yet committed.
+    public var inputs: [CaptureInput] { model.withLock { $0.staged.inputs } }
+
+    /// The outputs, including changes not yet committed.
+    public var outputs: [CaptureOutput] { model.withLock { $0.staged.outputs } }
+
+    /// The connections of the committed configuration.
+    public var connections: [CaptureConnection] { model.withLock { $0.connections } }
+
+    // MARK: Lifecycle
+
+    /// Starts capture and returns once every device delivers (`startRunning()`). Throws
+    /// `.invalidState` when already running or inside a configuration block, and the device's
+    /// error when one cannot start (the session then stays idle, nothing half-started).
+    public func startRunning() throws(CaptureError) {
+        try onControl { () throws(CaptureError) in try performStart() }
+    }
+
+    /// Stops capture and returns once no device delivers any more (`stopRunning()`).
+    /// Throws `.invalidState` when not running.
+    public func stopRunning() throws(CaptureError) {
+        try onControl { () throws(CaptureError) in try performStop() }
+    }
+
+    /// ``startRunning()`` without blocking the caller's thread.
+    public func start() async throws(CaptureError) {
+        try await onControlAsync { () throws(CaptureError) in try self.performStart() }
+    }
+
+    /// ``stopRunning()`` without blocking the caller's thread.
+    public func stop() async throws(CaptureError) {
+        try await onControlAsync { () throws(CaptureError) in try self.performStop() }
+    }
+
+    // MARK: Events
+
+    /// A new stream of this session's events from now on; every access makes an independent
+    /// stream.
+    ///
+    /// ```swift
+    /// for await event in session.events { if case .wasInterrupted(let why) = event { print(why) } }
+    /// ```
+    public var events: AsyncStream<Event> { eventHub.makeStream() }
+
+    /// Sets who receives the session's events and on which queue (the delegate is held weakly).
+    public func setDelegate(_ delegate: (any CaptureSessionDelegate)?, queue: DispatchQueue?) {
+        eventHub.setDelegate(delegate, queue: queue, session: self)
+    }
+
+    /// Reports a failure that happened while running (from an output, for example).
+    func reportRuntimeError(_ error: CaptureError) {
+        eventHub.post(.runtimeError(error))
+    }
+
+    // MARK: Control queue
+
+    func onControl<R>(_ body: () throws(CaptureError) -> R) throws(CaptureError) -> R {
+        dispatchPrecondition(condition: .notOnQueue(control))
+        let result: Result<R, CaptureError> = control.sync {
+            do throws(CaptureError) { return .success(try body()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    private func onControlAsync(_ body: @escaping @Sendable () throws(CaptureError) -> Void) async throws(CaptureError) {
+        let result: Result<Void, CaptureError> = await withCheckedContinuation { continuation in
+            control.async {
+                do throws(CaptureError) {
+                    try body()
+                    continuation.resume(returning: .success(()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        try result.get()
+    }
+}
