@@ -1,1 +1,50 @@
-print("capture")
+import CaptureKit
+import Foundation
+
+/// `capture`: CaptureKit's command line.
+let commands: [any Command.Type] = [DevicesCommand.self, FormatsCommand.self, FramesCommand.self]
+
+let overview = """
+    usage: capture <command> [options]
+
+    Commands:
+    \(commands.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
+
+    'capture <command> --help' describes a command.
+    """
+
+@MainActor func main() -> ExitStatus {
+    let words = Array(CommandLine.arguments.dropFirst())
+    guard let first = words.first, !["--help", "-h", "help"].contains(first) else {
+        Console.print(overview)
+        return words.isEmpty ? .usage : .success
+    }
+    guard let command = commands.first(where: { $0.name == first }) else {
+        Console.error("unknown command '\(first)'; 'capture --help' lists the commands")
+        return .usage
+    }
+    let rest = Array(words.dropFirst())
+    if rest.contains("--help") || rest.contains("-h") {
+        Console.print(command.usage)
+        return .success
+    }
+    do {
+        return try command.run(rest)
+    } catch let error as UsageError {
+        Console.error("\(command.name): \(error.message) (see 'capture \(command.name) --help')")
+        return .usage
+    } catch let error as CaptureError {
+        Console.error("\(command.name): \(error)")
+        switch error.code {
+        case .deviceNotFound, .deviceBusy, .deviceDisconnected, .notAuthorized: return .unavailable
+        case .fileError: return .cannotCreate
+        case .invalidArgument, .unsupportedFormat, .unsupportedPreset: return .usage
+        default: return .failure
+        }
+    } catch {
+        Console.error("\(command.name): \(error)")
+        return .failure
+    }
+}
+
+exit(main().rawValue)

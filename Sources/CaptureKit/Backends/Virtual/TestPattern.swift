@@ -76,8 +76,8 @@ public final class TestPattern: Sendable {
         }
         // The bouncing box: a triangle wave in x and y with different periods.
         let box = height / 6 & ~1
-        let x = Self.bounce(frameIndex * 6, range: width - box) & ~1
-        let y = Self.bounce(frameIndex * 4, range: height - box) & ~1
+        let x = Self.bounce(frameIndex * 6 + width / 2, range: width - box) & ~1
+        let y = Self.bounce(frameIndex * 4 + height / 2, range: height - box) & ~1
         Self.fill(buffer, x: x, y: y, width: box, height: box, with: white)
 
         let ticks = frameDuration.value * Int64(frameIndex)

@@ -11,7 +11,7 @@ final class VirtualCameraBackend: DeviceBackend {
     init(configuration: VirtualCameraConfiguration) throws(CaptureError) {
         self.configuration = configuration
         descriptor = DeviceDescriptor(
-            uniqueID: configuration.uniqueID ?? "virtual:camera:\(configuration.name)",
+            uniqueID: configuration.uniqueID ?? VirtualDeviceProvider.slug(configuration.name),
             localizedName: configuration.name, modelID: "CaptureKit Virtual Camera", manufacturer: "CaptureKit",
             deviceType: .virtual, position: configuration.position, mediaType: .video)
         let rates = configuration.frameRates.sorted(by: >).map { CaptureDevice.FrameRateRange(fps: $0) }

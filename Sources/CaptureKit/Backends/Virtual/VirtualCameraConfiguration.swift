@@ -25,7 +25,7 @@ public struct VirtualCameraConfiguration: Sendable {
 
     /// The device name.
     public var name: String
-    /// The unique ID; derived from the name when nil.
+    /// The unique ID; derived from the name when nil ("Virtual Camera" → `virtual-camera`).
     public var uniqueID: String?
     /// Where the camera claims to face.
     public var position: CaptureDevice.Position = .unspecified
@@ -63,7 +63,7 @@ public struct VirtualCameraConfiguration: Sendable {
 public struct VirtualMicrophoneConfiguration: Sendable {
     /// The device name.
     public var name: String
-    /// The unique ID; derived from the name when nil.
+    /// The unique ID; derived from the name when nil ("Virtual Camera" → `virtual-camera`).
     public var uniqueID: String?
     /// The tone's frequency in hertz.
     public var frequency: Double = 440

@@ -19,6 +19,12 @@ final class VirtualDeviceProvider: DeviceProvider {
         devices = Mutex(builtIn)
     }
 
+    /// A unique ID made from a device name: lower case, runs of other characters as '-'.
+    static func slug(_ name: String) -> String {
+        let words = name.lowercased().split { !($0.isASCII && ($0.isLetter || $0.isNumber)) }
+        return words.isEmpty ? "virtual" : words.joined(separator: "-")
+    }
+
     func backends() -> [any DeviceBackend] { devices.withLock { $0 } }
 
     func add(_ backend: any DeviceBackend) throws(CaptureError) {

@@ -15,7 +15,7 @@ final class VirtualMicrophoneBackend: DeviceBackend {
         }
         self.configuration = configuration
         descriptor = DeviceDescriptor(
-            uniqueID: configuration.uniqueID ?? "virtual:microphone:\(configuration.name)",
+            uniqueID: configuration.uniqueID ?? VirtualDeviceProvider.slug(configuration.name),
             localizedName: configuration.name, modelID: "CaptureKit Virtual Microphone", manufacturer: "CaptureKit",
             deviceType: .virtual, position: .unspecified, mediaType: .audio)
         formats = [AudioFormat.SampleFormat.s16, .f32].flatMap { sampleFormat in

@@ -1,0 +1,67 @@
+/// A subcommand's arguments, parsed against what it accepts: `--name value` options,
+/// `--flag` switches and positional words. Anything else is a usage error.
+struct Arguments {
+    private(set) var positional: [String] = []
+    private var values: [String: String] = [:]
+    private var flags: Set<String> = []
+
+    init(_ words: [String], options: Set<String>, flags allowedFlags: Set<String>) throws(UsageError) {
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            guard word.hasPrefix("--"), word.count > 2 else {
+                positional.append(word)
+                continue
+            }
+            var name = String(word.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            if allowedFlags.contains(name), inlineValue == nil {
+                flags.insert(name)
+            } else if options.contains(name) {
+                if let inlineValue {
+                    values[name] = inlineValue
+                } else {
+                    guard index < words.count else { throw UsageError("--\(name) needs a value") }
+                    values[name] = words[index]
+                    index += 1
+                }
+            } else {
+                throw UsageError("unknown option --\(name)")
+            }
+        }
+    }
+
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+
+    func value(_ name: String) -> String? { values[name] }
+
+    /// An integer option within `range`, or `defaultValue` when absent.
+    func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let text = values[name] else { return defaultValue }
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError("--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), not '\(text)'")
+        }
+        return number
+    }
+
+    /// A `WIDTHxHEIGHT` option, or nil when absent.
+    func size(_ name: String) throws(UsageError) -> (width: Int, height: Int)? {
+        guard let text = values[name] else { return nil }
+        let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
+            throw UsageError("--\(name) must look like 1280x720, not '\(text)'")
+        }
+        return (parts[0], parts[1])
+    }
+}
+
+/// A mistake in the command line: printed with the subcommand's usage, exit status 64.
+struct UsageError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}

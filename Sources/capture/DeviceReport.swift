@@ -1,0 +1,49 @@
+import CaptureKit
+
+/// A device and its formats as `capture devices --json` and `capture formats --json` print them.
+struct DeviceReport: Encodable {
+    struct Format: Encodable {
+        var mediaType: String
+        var pixelFormat: String?
+        var width: Int?
+        var height: Int?
+        var frameRates: [Double]?
+        var sampleRate: Int?
+        var channels: Int?
+        var sampleFormat: String?
+        var active: Bool
+    }
+
+    var uniqueID: String
+    var name: String
+    var mediaType: String
+    var deviceType: String
+    var position: String
+    var modelID: String
+    var manufacturer: String
+    var connected: Bool
+    var formats: [Format]
+
+    init(_ device: CaptureDevice) {
+        uniqueID = device.uniqueID
+        name = device.localizedName
+        mediaType = MediaType.allCases.first(where: device.hasMediaType)?.rawValue ?? "none"
+        deviceType = device.deviceType.rawValue
+        position = device.position.rawValue
+        modelID = device.modelID
+        manufacturer = device.manufacturer
+        connected = device.isConnected
+        let active = device.activeFormat
+        formats = device.formats.map { format in
+            Format(mediaType: format.mediaType.rawValue,
+                   pixelFormat: format.pixelFormat?.rawValue,
+                   width: format.mediaType == .video ? format.width : nil,
+                   height: format.mediaType == .video ? format.height : nil,
+                   frameRates: format.mediaType == .video ? format.videoSupportedFrameRateRanges.map(\.maxFrameRate) : nil,
+                   sampleRate: format.audioFormat?.sampleRate,
+                   channels: format.audioFormat?.channelCount,
+                   sampleFormat: format.audioFormat?.sampleFormat.rawValue,
+                   active: format == active)
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import CaptureKit
+
+/// `capture devices`: every camera and microphone present.
+enum DevicesCommand: Command {
+    static let name = "devices"
+    static let summary = "list cameras and microphones (virtual ones included)"
+    static let usage = """
+        usage: capture devices [--json]
+
+        Lists every capture device: hardware first, then CaptureKit's virtual camera and
+        microphone. The default device of each kind is marked with '*'.
+
+          --json    print the devices and all their formats as JSON
+        """
+
+    static func run(_ words: [String]) throws -> ExitStatus {
+        let arguments = try Arguments(words, options: [], flags: ["json"])
+        guard arguments.positional.isEmpty else { throw UsageError("unexpected argument '\(arguments.positional[0])'") }
+        let devices = CaptureDevice.allDevices
+        if arguments.has("json") {
+            try Console.printJSON(devices.map(DeviceReport.init))
+            return .success
+        }
+        let defaults = Set(MediaType.allCases.compactMap { CaptureDevice.default(for: $0)?.uniqueID })
+        for device in devices {
+            let mark = defaults.contains(device.uniqueID) ? "*" : " "
+            let media = MediaType.allCases.first(where: device.hasMediaType)?.rawValue ?? "?"
+            Console.print("\(mark) \(media)\t\(device.localizedName)\t\(device.uniqueID)\t\(device.deviceType.rawValue)\t\(device.formats.count) formats")
+        }
+        return .success
+    }
+}

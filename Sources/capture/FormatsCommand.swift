@@ -1,0 +1,35 @@
+import CaptureKit
+
+/// `capture formats DEVICE`: what one device can capture.
+enum FormatsCommand: Command {
+    static let name = "formats"
+    static let summary = "list the formats of one device"
+    static let usage = """
+        usage: capture formats DEVICE [--json]
+
+        Lists the formats of DEVICE (a unique ID or name from 'capture devices'): frame size,
+        pixel format and frame rates for cameras, sample rate, channels and sample format for
+        microphones. The active format is marked with '*'.
+
+          --json    print the device and its formats as JSON
+        """
+
+    static func run(_ words: [String]) throws -> ExitStatus {
+        let arguments = try Arguments(words, options: [], flags: ["json"])
+        guard arguments.positional.count == 1 else { throw UsageError("give exactly one DEVICE") }
+        let name = arguments.positional[0]
+        guard let device = CaptureDevice.allDevices.first(where: { $0.uniqueID == name || $0.localizedName.lowercased() == name.lowercased() }) else {
+            throw CaptureError(.deviceNotFound, "no device '\(name)'; 'capture devices' lists them")
+        }
+        if arguments.has("json") {
+            try Console.printJSON(DeviceReport(device))
+            return .success
+        }
+        Console.print("\(device.localizedName) [\(device.uniqueID)]")
+        let active = device.activeFormat
+        for format in device.formats {
+            Console.print("\(format == active ? "*" : " ") \(format)")
+        }
+        return .success
+    }
+}
