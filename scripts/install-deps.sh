@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages CaptureKit builds and tests with, when any is missing.
+# Idempotent and quiet when everything is present. Needs root or sudo for apt-get.
+set -euo pipefail
+
+packages=(
+  pkg-config
+  libavutil-dev libswscale-dev libswresample-dev   # CFFmpeg shim: pixel conversion, resampling
+  ffmpeg                                            # peer tool for benchmarks, ffprobe for tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "install-deps: 'swift' is not on PATH; install the Swift 6 toolchain first (swift.org)" >&2
+  exit 1
+fi
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
