@@ -109,9 +109,9 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
             session?.reportRuntimeError(error)
             return
         }
-        let (delegate, queue, streams) = consumers.withLock { ($0.delegate, $0.queue, Array($0.streams.values)) }
+        let (delegate, queue, streams) = consumers.withLock { ($0.delegate, $0.queue, $0.streams) }
         var lateInStreams = 0
-        for stream in streams {
+        for stream in streams.values {
             if case .dropped = stream.yield(prepared) { lateInStreams += 1 }
         }
         if let delegate, let queue {
