@@ -25,14 +25,13 @@ final class DeliveryQueue: @unchecked Sendable {
     // Guarded by `condition`.
     private var items: [Item] = []
     private var drops: [Drop] = []
+    /// Swapped with `drops` when draining, so neither array is reallocated per frame.
+    private var reporting: [Drop] = []
     private var policy: Policy
     private var worker: WorkerThread?
     private let name: String
     private let deliver: @Sendable (Item) -> Void
     private let report: @Sendable (Drop) -> Void
-
-    /// At most this many drop reports wait; past it the oldest are merged away (counted as one).
-    private static let maximumPendingDrops = 256
 
     init(name: String, policy: Policy, deliver: @escaping @Sendable (Item) -> Void, report: @escaping @Sendable (Drop) -> Void) {
         self.name = name
@@ -80,10 +79,16 @@ final class DeliveryQueue: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Must be called with the lock held.
+    /// Must be called with the lock held. Consecutive drops of one reason on one connection
+    /// become one report with a count, so an overloaded consumer is told once per delivery
+    /// rather than once per frame, and nothing is ever lost from the count.
     private func record(_ drop: Drop) {
-        if drops.count >= Self.maximumPendingDrops { drops.removeFirst() }
-        drops.append(drop)
+        if let last = drops.indices.last, drops[last].frame.reason == drop.frame.reason,
+           drops[last].connection === drop.connection {
+            drops[last].frame.count += drop.frame.count
+        } else {
+            drops.append(drop)
+        }
     }
 
     /// Must be called with the lock held. The thread starts with the first sample, so outputs
@@ -102,11 +107,11 @@ final class DeliveryQueue: @unchecked Sendable {
     private func drainOnce(_ thread: WorkerThread) {
         condition.lock()
         while items.isEmpty, drops.isEmpty, !thread.isStopping { condition.wait() }
-        let pendingDrops = drops
-        drops.removeAll(keepingCapacity: true)
+        swap(&drops, &reporting)
         let next = items.isEmpty ? nil : items.removeFirst()
         condition.unlock()
-        for drop in pendingDrops { report(drop) }
+        for drop in reporting { report(drop) }
+        reporting.removeAll(keepingCapacity: true)
         if let next { deliver(next) }
     }
 
@@ -117,12 +122,5 @@ final class DeliveryQueue: @unchecked Sendable {
         items.removeAll()
         condition.unlock()
         running?.stop()
-    }
-
-    /// Discards queued samples (a stopped session should not deliver stale frames later).
-    func flush() {
-        condition.lock()
-        items.removeAll()
-        condition.unlock()
     }
 }

@@ -11,10 +11,11 @@ public struct DroppedFrame: Sendable, Hashable {
         case discontinuity
     }
 
-    /// When the dropped sample was captured (invalid for a device discontinuity).
+    /// When the first dropped sample was captured (invalid for a device discontinuity).
     public let presentationTimeStamp: MediaTime
     /// Why it was dropped.
     public let reason: Reason
-    /// How many samples this report covers (more than one only for `.discontinuity`).
-    public let count: Int
+    /// How many samples this report covers: consecutive drops for one reason are reported
+    /// together, once, before the next delivered sample.
+    public internal(set) var count: Int
 }

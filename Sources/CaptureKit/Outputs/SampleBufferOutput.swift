@@ -22,6 +22,9 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
     }
 
     private let consumers = Mutex(Consumers())
+    /// Read per sample on the device thread, so kept outside the lock: whether a delegate or
+    /// stream was registered (a delegate released since is noticed at delivery).
+    private let listened = Atomic<Bool>(false)
     private(set) var delivery: DeliveryQueue!
 
     init(policy: DeliveryQueue.Policy, threadName: String) {
@@ -44,6 +47,7 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
         consumers.withLock {
             $0.delegate = delegate
             $0.queue = delegate == nil ? nil : (queue ?? DispatchQueue(label: "CaptureKit.sampleBufferDelegate"))
+            updateListened($0)
         }
     }
 
@@ -64,10 +68,14 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
         let id = consumers.withLock { consumers -> Int in
             consumers.nextStreamID += 1
             consumers.streams[consumers.nextStreamID] = continuation
+            updateListened(consumers)
             return consumers.nextStreamID
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.consumers.withLock { $0.streams.removeValue(forKey: id) }
+            self?.consumers.withLock { consumers in
+                consumers.streams.removeValue(forKey: id)
+                self?.updateListened(consumers)
+            }
         }
         return stream
     }
@@ -88,11 +96,13 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
 
     // MARK: Delivery
 
-    /// Whether anyone listens: without listeners nothing is queued or converted.
-    var hasConsumers: Bool { consumers.withLock { $0.delegate != nil || !$0.streams.isEmpty } }
+    private func updateListened(_ consumers: Consumers) {
+        listened.store(consumers.delegate != nil || !consumers.streams.isEmpty, ordering: .relaxed)
+    }
 
     override func receive(_ sample: SampleBuffer, from connection: CaptureConnection) {
-        guard hasConsumers else { return }
+        // Without listeners nothing is queued or converted.
+        guard listened.load(ordering: .relaxed) else { return }
         delivery.enqueue(DeliveryQueue.Item(sample: sample, connection: connection))
     }
 

@@ -1,23 +1,34 @@
 import Synchronization
 
-/// Where one device's samples go: the enabled connections and their outputs. Swapped as a
-/// whole at commit, read once per sample on the device thread (a short lock, no allocation).
+/// Where one device's samples go: the connections and their outputs. Swapped as a whole at
+/// commit, read once per sample on the device thread (a short lock, no allocation). Outputs are
+/// held strongly here (the session's configuration holds them anyway) so the hot path takes no
+/// weak reference.
 final class DeviceRoute: Sendable {
-    private let links = Mutex<[CaptureConnection]>([])
+    private struct Link: Sendable {
+        let connection: CaptureConnection
+        let output: CaptureOutput
+    }
 
-    func set(_ connections: [CaptureConnection]) { links.withLock { $0 = connections } }
+    private let links = Mutex<[Link]>([])
+
+    func set(_ connections: [CaptureConnection]) {
+        let resolved = connections.compactMap { connection in connection.output.map { Link(connection: connection, output: $0) } }
+        links.withLock { $0 = resolved }
+    }
 
     func deliver(_ sample: SampleBuffer) {
-        let connections = links.withLock { $0 }
-        for connection in connections where connection.isEnabled && connection.mediaType == sample.mediaType {
-            connection.output?.receive(sample, from: connection)
+        let links = links.withLock { $0 }
+        let mediaType = sample.mediaType
+        for link in links where link.connection.mediaType == mediaType && link.connection.isEnabled {
+            link.output.receive(sample, from: link.connection)
         }
     }
 
     func deviceDropped(count: Int) {
-        let connections = links.withLock { $0 }
-        for connection in connections where connection.isEnabled {
-            connection.output?.deviceDidDrop(count: count, from: connection)
+        let links = links.withLock { $0 }
+        for link in links where link.connection.isEnabled {
+            link.output.deviceDidDrop(count: count, from: link.connection)
         }
     }
 }

@@ -1,0 +1,12 @@
+/// Every benchmark capture-bench knows, in the order they run. Later benchmarks (encode, jpeg,
+/// scan, ...) are added here.
+enum BenchmarkRegistry {
+    static let all: [any Benchmark] = [
+        DeliveryBenchmark(),
+    ]
+
+    /// The benchmarks named in `names`, in registry order; all of them when `names` is empty.
+    static func selected(_ names: [String]) -> [any Benchmark] {
+        names.isEmpty ? all : all.filter { names.contains($0.name) }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Glibc
+
+/// Runs a peer tool as a child process and measures it: `posix_spawn` then `wait4`, whose
+/// `rusage` is the child's own (CPU and peak RSS), unlike `RUSAGE_CHILDREN`, whose `ru_maxrss`
+/// is the largest of all children so far.
+enum ChildProcess {
+    /// How a child ran.
+    struct Result {
+        var wallSeconds: Double
+        var cpuSeconds: Double
+        var peakRSSBytes: Int
+    }
+
+    /// The absolute path of `command` on `PATH`, or nil when it is not installed.
+    static func locate(_ command: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") where !directory.isEmpty {
+            let candidate = "\(directory)/\(command)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// Runs `executable` with `arguments`, stdin and stdout on /dev/null, stderr kept in a
+    /// scratch file so a failure can say why. Throws when it cannot start or exits non-zero.
+    static func run(_ executable: String, _ arguments: [String], scratchDirectory: String) throws -> Result {
+        let errorPath = "\(scratchDirectory)/stderr-\(getpid())-\(Monotonic.nanoseconds()).txt"
+        defer { unlink(errorPath) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+
+        // The environment is passed explicitly: reading the C global `environ` is not
+        // concurrency-safe in Swift 6.
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+
+        let name = (executable as NSString).lastPathComponent
+        let start = Monotonic.nanoseconds()
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard spawned == 0 else {
+            throw BenchError("cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
+            guard errno == EINTR else { throw BenchError("wait4 for \(name) failed: \(String(cString: strerror(errno)))") }
+        }
+        let wall = Double(Monotonic.nanoseconds() - start) / 1e9
+
+        // WIFEXITED/WEXITSTATUS are macros Swift cannot import: low 7 bits are the signal,
+        // the next byte the exit code.
+        let signal = status & 0x7f
+        let code = (status >> 8) & 0xff
+        guard signal == 0, code == 0 else {
+            let message = (try? String(contentsOfFile: errorPath, encoding: .utf8))?
+                .split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            let how = signal != 0 ? "was killed by signal \(signal)" : "exited with status \(code)"
+            throw BenchError("\(name) \(how)\(message.isEmpty ? "" : ": \(message)")")
+        }
+        return Result(wallSeconds: wall,
+                      cpuSeconds: ResourceSnapshot.seconds(usage.ru_utime) + ResourceSnapshot.seconds(usage.ru_stime),
+                      peakRSSBytes: usage.ru_maxrss * 1024)
+    }
+}
