@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Installs the Debian packages CaptureKit builds and tests with, when any is missing.
-# Idempotent and quiet when everything is present. Needs root or sudo for apt-get.
+# Installs the Debian packages CaptureKit builds and tests with, plus any packages named as
+# arguments (benchmarks' peer tools), when any is missing. Idempotent and quiet when everything
+# is present. Needs root or sudo for apt-get.
 set -euo pipefail
 
 packages=(
   pkg-config
   libavutil-dev libswscale-dev libswresample-dev   # CFFmpeg shim: pixel conversion, resampling
-  ffmpeg                                            # peer tool for benchmarks, ffprobe for tests
+  ffmpeg                                            # ffprobe for tests, peer tool for benchmarks
+  "$@"
 )
 
 missing=()

@@ -84,4 +84,5 @@ public struct CaptureError: Error, Sendable, Equatable, CustomStringConvertible 
 
     static func invalidState(_ message: String) -> CaptureError { CaptureError(.invalidState, message) }
     static func invalidArgument(_ message: String) -> CaptureError { CaptureError(.invalidArgument, message) }
+    static func internalError(_ message: String) -> CaptureError { CaptureError(.internalError, message) }
 }

@@ -12,6 +12,19 @@ protocol DeviceBackend: AnyObject, Sendable {
     func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream
 }
 
+extension DeviceBackend {
+    /// Throws what every backend checks before streaming: a format the device has, and a device
+    /// that is present.
+    func checkStartable(_ format: CaptureDevice.Format) throws(CaptureError) {
+        guard formats.contains(format) else {
+            throw CaptureError(.unsupportedFormat, "\(descriptor.localizedName) has no format \(format)", deviceID: descriptor.uniqueID)
+        }
+        guard isConnected else {
+            throw CaptureError(.deviceDisconnected, "\(descriptor.localizedName) is not connected", deviceID: descriptor.uniqueID)
+        }
+    }
+}
+
 /// A running capture from one device.
 protocol DeviceStream: AnyObject, Sendable {
     /// Stops capture and returns once no further sample or event will be delivered.

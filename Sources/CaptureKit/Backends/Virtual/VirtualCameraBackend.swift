@@ -39,12 +39,8 @@ final class VirtualCameraBackend: DeviceBackend {
     var isConnected: Bool { connection.isConnected }
 
     func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream {
-        guard let pixelFormat = configuration.format.pixelFormat, formats.contains(configuration.format) else {
-            throw CaptureError(.unsupportedFormat, "\(descriptor.localizedName) has no format \(configuration.format)", deviceID: descriptor.uniqueID)
-        }
-        guard isConnected else {
-            throw CaptureError(.deviceDisconnected, "\(descriptor.localizedName) is not connected", deviceID: descriptor.uniqueID)
-        }
+        try checkStartable(configuration.format)
+        guard let pixelFormat = configuration.format.pixelFormat else { throw .internalError("video format without pixel format") }
         let source: FrameSource
         switch self.configuration.content {
         case .testPattern:

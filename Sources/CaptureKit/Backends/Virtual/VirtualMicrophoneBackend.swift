@@ -26,12 +26,8 @@ final class VirtualMicrophoneBackend: DeviceBackend {
     var isConnected: Bool { connection.isConnected }
 
     func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream {
-        guard let format = configuration.format.audioFormat, formats.contains(configuration.format) else {
-            throw CaptureError(.unsupportedFormat, "\(descriptor.localizedName) has no format \(configuration.format)", deviceID: descriptor.uniqueID)
-        }
-        guard isConnected else {
-            throw CaptureError(.deviceDisconnected, "\(descriptor.localizedName) is not connected", deviceID: descriptor.uniqueID)
-        }
+        try checkStartable(configuration.format)
+        guard let format = configuration.format.audioFormat else { throw .internalError("audio format without sample format") }
         let tone = SineTone(frequency: self.configuration.frequency, level: self.configuration.level, format: format)
         let framesPerBuffer = self.configuration.framesPerBuffer
         let pool = StoragePool(blockSize: framesPerBuffer * format.bytesPerFrame, maximumIdle: 32)
