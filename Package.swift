@@ -9,11 +9,12 @@ let package = Package(
         .executable(name: "capture-bench", targets: ["capture-bench"]),
     ],
     targets: [
-        // One shim per C library (DESIGN.md): FFmpeg's libavutil + libswscale + libswresample.
+        // One shim per C library (DESIGN.md): FFmpeg (libavutil, libswscale, libswresample,
+        // libavcodec, libavformat).
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavutil libswscale libswresample",
-            providers: [.apt(["libavutil-dev", "libswscale-dev", "libswresample-dev"])]
+            pkgConfig: "libavformat libavcodec libswscale libswresample libavutil",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"])]
         ),
         .target(
             name: "CaptureKit",

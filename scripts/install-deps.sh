@@ -6,7 +6,8 @@ set -euo pipefail
 
 packages=(
   pkg-config
-  libavutil-dev libswscale-dev libswresample-dev   # CFFmpeg shim: pixel conversion, resampling
+  libavutil-dev libswscale-dev libswresample-dev   # CFFmpeg shim: pixel conversion, resampling,
+  libavcodec-dev libavformat-dev                    #   encoding, decoding, muxing
   ffmpeg                                            # ffprobe for tests, peer tool for benchmarks
   "$@"
 )
