@@ -16,9 +16,14 @@ let package = Package(
             pkgConfig: "libavformat libavcodec libswscale libswresample libavutil",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"])]
         ),
+        // Photos: libjpeg-turbo's TurboJPEG API (JPEG straight from YUV planes), libexif (EXIF
+        // blocks), libheif with its built-in x265 encoder (HEIF).
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         .target(
             name: "CaptureKit",
-            dependencies: ["CFFmpeg"]
+            dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif"]
         ),
         .executableTarget(name: "capture", dependencies: ["CaptureKit"]),
         .executableTarget(name: "capture-bench", dependencies: ["CaptureKit"]),

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # Build dependencies plus the peer tools the benchmarks race (later: gstreamer1.0-tools,
 # libjpeg-turbo-progs, zbar-tools…).
-scripts/install-deps.sh ffmpeg
+scripts/install-deps.sh ffmpeg libjpeg-turbo-progs   # cjpeg: the photo benchmark's peer
 
 # Build chatter goes to stderr so `scripts/bench.sh --json` prints only JSON on stdout.
 swift build -c release --product capture-bench >&2

@@ -9,6 +9,8 @@ packages=(
   libavutil-dev libswscale-dev libswresample-dev   # CFFmpeg shim: pixel conversion, resampling,
   libavcodec-dev libavformat-dev                    #   encoding, decoding, muxing
   ffmpeg                                            # ffprobe for tests, peer tool for benchmarks
+  libturbojpeg0-dev libexif-dev libheif-dev         # photos: JPEG from YUV planes, EXIF, HEIF (x265)
+  libimage-exiftool-perl libheif-examples           # tests: exiftool reads EXIF, heif-convert decodes HEIF
   "$@"
 )
 

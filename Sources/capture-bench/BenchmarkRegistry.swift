@@ -3,6 +3,7 @@
 enum BenchmarkRegistry {
     static let all: [any Benchmark] = [
         DeliveryBenchmark(),
+        PhotoBenchmark(),
     ]
 
     /// The benchmarks named in `names`, in registry order; all of them when `names` is empty.

@@ -1,3 +1,5 @@
+import CaptureKit
+
 /// A subcommand's arguments, parsed against what it accepts: `--name value` options,
 /// `--flag` switches and positional words. Anything else is a usage error.
 struct Arguments {
@@ -57,6 +59,20 @@ struct Arguments {
             throw UsageError("--\(name) must look like 1280x720, not '\(text)'")
         }
         return (parts[0], parts[1])
+    }
+}
+
+extension Arguments {
+    /// A duration option: `10s`, `1.5s`, `500ms`, `2m`, or plain seconds; nil when absent.
+    func duration(_ name: String) throws(UsageError) -> MediaTime? {
+        guard let text = value(name)?.lowercased() else { return nil }
+        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("", 1)]
+        for unit in units where text.hasSuffix(unit.suffix) {
+            if let number = Double(text.dropLast(unit.suffix.count)), number > 0, number.isFinite {
+                return MediaTime(seconds: number * unit.seconds, preferredTimescale: 1000)
+            }
+        }
+        throw UsageError("--\(name) must look like 10s, 500ms or 2m, not '\(text)'")
     }
 }
 

@@ -1,9 +1,21 @@
 import CaptureKit
+import Foundation
 
-/// Finds the device a user named on the command line: by unique ID, else by name
-/// (case-insensitive), else the default for the media type.
+/// Finds the device a user named on the command line: `file:PATH` for a media file played as
+/// a camera or microphone, else by unique ID, else by name (case-insensitive), else the
+/// default for the media type.
 enum DeviceLookup {
-    static func find(_ name: String?, mediaType: MediaType) throws(CaptureError) -> CaptureDevice {
+    /// What starts a device name that is a media file (`file:clip.mp4`).
+    static let filePrefix = "file:"
+
+    /// The device `name` stands for. A `file:PATH` name makes the file's devices (paced in real
+    /// time, looping unless `looping` is false, so a file never runs out before a command has
+    /// what it asked for) or reuses them when an earlier lookup made them — so
+    /// `--device file:a.mp4 --audio-device file:a.mp4` plays one file's picture and sound.
+    static func find(_ name: String?, mediaType: MediaType, looping: Bool = true) throws(CaptureError) -> CaptureDevice {
+        if let name, name.hasPrefix(filePrefix) {
+            return try fileDevice(path: String(name.dropFirst(filePrefix.count)), mediaType: mediaType, looping: looping)
+        }
         let candidates = CaptureDevice.allDevices.filter { $0.hasMediaType(mediaType) }
         guard let name else {
             guard let device = CaptureDevice.default(for: mediaType) else {
@@ -17,5 +29,25 @@ enum DeviceLookup {
         }
         let known = candidates.map { "'\($0.uniqueID)'" }.joined(separator: ", ")
         throw CaptureError(.deviceNotFound, "no \(mediaType) device '\(name)' (present: \(known))")
+    }
+
+    private static func fileDevice(path: String, mediaType: MediaType, looping: Bool) throws(CaptureError) -> CaptureDevice {
+        guard !path.isEmpty else {
+            throw CaptureError(.invalidArgument, "'\(filePrefix)' needs a path, as in \(filePrefix)clip.mp4")
+        }
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        // The unique IDs makeFileDevices gives by default: "file:<absolute path>#video|audio".
+        let base = "\(filePrefix)\(url.path)"
+        let made = [MediaType.video, .audio].compactMap { CaptureDevice.device(uniqueID: "\(base)#\($0.rawValue)") }
+        let devices: [CaptureDevice]
+        if made.isEmpty {
+            devices = try CaptureDevice.makeFileDevices(contentsOf: url, options: FileDeviceOptions(pacing: .realTime, looping: looping)).all
+        } else {
+            devices = made
+        }
+        guard let device = devices.first(where: { $0.hasMediaType(mediaType) }) else {
+            throw CaptureError(.unsupportedFile, "the file has no \(mediaType) stream", path: url.path)
+        }
+        return device
     }
 }

@@ -2,7 +2,7 @@ import CaptureKit
 import Foundation
 
 /// `capture`: CaptureKit's command line.
-let commands: [any Command.Type] = [DevicesCommand.self, FormatsCommand.self, FramesCommand.self]
+let commands: [any Command.Type] = [DevicesCommand.self, FormatsCommand.self, FramesCommand.self, RecordCommand.self, ProbeCommand.self, PhotoCommand.self]
 
 let overview = """
     usage: capture <command> [options]
@@ -37,7 +37,7 @@ let overview = """
         Console.error("\(command.name): \(error)")
         switch error.code {
         case .deviceNotFound, .deviceBusy, .deviceDisconnected, .notAuthorized: return .unavailable
-        case .fileError: return .cannotCreate
+        case .fileError, .diskFull: return .cannotCreate
         case .invalidArgument, .unsupportedFormat, .unsupportedPreset: return .usage
         default: return .failure
         }

@@ -43,6 +43,20 @@ public struct CaptureError: Error, Sendable, Equatable, CustomStringConvertible 
         case systemCallFailed
         /// A file could not be written or read.
         case fileError
+        /// The file is not media FFmpeg can read, or lacks what was asked for (no video stream,
+        /// no decoder for its codec).
+        case unsupportedFile
+        /// The file's data is damaged: it could be opened, but reading or decoding failed.
+        case corruptFile
+        /// The disk (or the file size limit) is full, or free space fell below
+        /// `minFreeDiskSpaceLimit`.
+        case diskFull
+        /// A recording reached `maxRecordedDuration` (its file is complete).
+        case maximumDurationReached
+        /// A recording reached `maxRecordedFileSize` (its file is complete).
+        case maximumFileSizeReached
+        /// A recording ended because its session stopped running (its file is complete).
+        case sessionStopped
         /// Memory could not be allocated.
         case outOfMemory
         /// An internal invariant failed. Please report it.
@@ -61,6 +75,10 @@ public struct CaptureError: Error, Sendable, Equatable, CustomStringConvertible 
     public var deviceID: String?
     /// The file involved.
     public var path: String?
+    /// For errors that end a recording: whether the file is complete and playable anyway, as
+    /// `AVErrorRecordingSuccessfullyFinishedKey` says (a recording stopped by its maximum
+    /// duration is an "error" whose file is fine).
+    public var recordingSuccessfullyFinished = false
 
     /// Makes an error; prefer the named constructors below inside the library.
     public init(_ code: Code, _ message: String, errno: Int32? = nil, operation: String? = nil,

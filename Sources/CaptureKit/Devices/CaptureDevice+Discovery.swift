@@ -36,9 +36,10 @@ extension CaptureDevice {
     public static var allDevices: [CaptureDevice] { DeviceRegistry.shared.devices() }
 
     /// The device to use for `mediaType` when the user has not chosen one: the first connected
-    /// hardware device, or the built-in virtual device when there is no hardware.
+    /// hardware device, or the built-in virtual device when there is no hardware. Never a
+    /// file-backed device: those play one particular file, which nobody asks for by default.
     public static func `default`(for mediaType: MediaType) -> CaptureDevice? {
-        let candidates = DeviceRegistry.shared.devices().filter { $0.hasMediaType(mediaType) && $0.isConnected }
+        let candidates = DeviceRegistry.shared.devices().filter { $0.hasMediaType(mediaType) && $0.isConnected && $0.deviceType != .file }
         return candidates.first
     }
 

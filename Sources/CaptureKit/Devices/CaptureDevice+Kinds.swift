@@ -11,6 +11,9 @@ extension CaptureDevice {
         case systemAudio
         /// A device CaptureKit makes up: the built-in virtual camera and microphone, or one you made.
         case virtual
+        /// A camera or microphone playing a media file (`CaptureDevice.makeFileDevices(contentsOf:options:)`).
+        /// Never chosen by `default(for:)`.
+        case file
     }
 
     /// Where a camera faces (`AVCaptureDevice.Position`).

@@ -49,8 +49,9 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
     public var deviceType: DeviceType { backend.descriptor.deviceType }
     /// Where a camera faces.
     public var position: Position { backend.descriptor.position }
-    /// Whether CaptureKit made the device up (virtual camera or microphone).
-    public var isVirtual: Bool { deviceType == .virtual }
+    /// Whether CaptureKit made the device up (a virtual camera or microphone, or a file-backed
+    /// device) rather than it being hardware.
+    public var isVirtual: Bool { deviceType == .virtual || deviceType == .file }
     /// Whether the device is present now.
     public var isConnected: Bool { backend.isConnected }
     /// Whether a capture session is streaming from the device now.

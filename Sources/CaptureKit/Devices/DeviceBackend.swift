@@ -7,12 +7,18 @@ protocol DeviceBackend: AnyObject, Sendable {
     var formats: [CaptureDevice.Format] { get }
     /// Whether the device is present now.
     var isConnected: Bool { get }
+    /// Whether the device produces in real time (a camera) rather than as fast as it is read (an
+    /// unpaced file or virtual device). Lossless consumers may hold back a non-live device
+    /// instead of dropping its samples.
+    var isLive: Bool { get }
     /// Starts capturing with `configuration`, delivering on the device's own thread to `sink`
     /// until the returned stream is stopped.
     func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream
 }
 
 extension DeviceBackend {
+    var isLive: Bool { true }
+
     /// Throws what every backend checks before streaming: a format the device has, and a device
     /// that is present.
     func checkStartable(_ format: CaptureDevice.Format) throws(CaptureError) {
@@ -66,6 +72,9 @@ enum DeviceStreamEvent: Sendable {
     case droppedFrames(count: Int)
     /// The stream died; it delivers nothing more.
     case failed(CaptureError)
+    /// The stream's source has no more samples (a file-backed device reached the end of its
+    /// file without looping); it delivers nothing more, but nothing went wrong.
+    case endOfStream
 }
 
 /// A source of devices for discovery (one per backend kind).

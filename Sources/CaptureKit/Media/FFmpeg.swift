@@ -6,20 +6,26 @@ import Glibc
 enum FFmpeg {
     /// Returns `result` when it is not negative, otherwise throws with FFmpeg's message.
     @discardableResult
-    static func check(_ result: Int32, _ operation: String, code: CaptureError.Code = .internalError,
+    static func check(_ result: Int32, _ operation: String, _ what: String? = nil, code: CaptureError.Code = .internalError,
                       path: String? = nil) throws(CaptureError) -> Int32 {
         guard result < 0 else { return result }
-        throw error(result, operation, code: code, path: path)
+        throw error(result, operation, what, code: code, path: path)
     }
 
-    /// The error for a negative FFmpeg return code. `AVERROR(errno)` codes keep their errno, and
-    /// ENOSPC/EDQUOT become a file error that says the disk is full.
-    static func error(_ result: Int32, _ operation: String, code: CaptureError.Code = .internalError,
+    /// The error for a negative FFmpeg return code. `AVERROR(errno)` codes keep their errno;
+    /// ENOSPC/EDQUOT/EFBIG become `.diskFull`, other file-system errnos `.fileError`.
+    /// `what` says what failed in words ("cannot create /x.mov"); by default "operation failed".
+    static func error(_ result: Int32, _ operation: String, _ what: String? = nil, code: CaptureError.Code = .internalError,
                       path: String? = nil) -> CaptureError {
         let errnoValue = -result > 0 && -result < 4096 ? -result : nil
         var effectiveCode = code
-        if let errnoValue, [ENOSPC, EDQUOT, EFBIG, EACCES, EROFS, ENOENT, EIO].contains(errnoValue) { effectiveCode = .fileError }
-        return CaptureError(effectiveCode, "\(operation) failed: \(message(result))", errno: errnoValue, operation: operation, path: path)
+        if let errnoValue, [ENOSPC, EDQUOT, EFBIG].contains(errnoValue) {
+            effectiveCode = .diskFull
+        } else if let errnoValue, [EACCES, EROFS, ENOENT, EIO, EISDIR, ENOTDIR, EPERM].contains(errnoValue) {
+            effectiveCode = .fileError
+        }
+        return CaptureError(effectiveCode, "\(what ?? operation + " failed"): \(message(result))", errno: errnoValue,
+                            operation: operation, path: path)
     }
 
     /// FFmpeg's text for an error code.
@@ -34,6 +40,9 @@ enum FFmpeg {
     /// which belongs to the application). Runs once.
     static func prepare() { _ = quietLogging }
     private static let quietLogging: Void = av_log_set_level(AV_LOG_ERROR)
+
+    /// Whether this FFmpeg build has the encoder `name` (libx265 is optional in some builds).
+    static func hasEncoder(_ name: String) -> Bool { avcodec_find_encoder_by_name(name) != nil }
 
     static let eof = ck_averror_eof()
     static let again = ck_averror_eagain()

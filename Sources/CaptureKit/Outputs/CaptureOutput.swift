@@ -25,6 +25,16 @@ public class CaptureOutput: @unchecked Sendable, Hashable {
 
     func attach(to session: CaptureSession?) { links.withLock { $0.session = session } }
 
+    /// Claims the output for `session` unless another session has it; atomic, so two sessions
+    /// adding one output at once cannot both succeed.
+    func reserve(for session: CaptureSession) -> Bool {
+        links.withLock { links in
+            if let owner = links.session, owner !== session { return false }
+            links.session = session
+            return true
+        }
+    }
+
     func setConnections(_ connections: [CaptureConnection]) { links.withLock { $0.connections = connections } }
 
     // MARK: What subclasses provide
@@ -37,6 +47,12 @@ public class CaptureOutput: @unchecked Sendable, Hashable {
 
     /// The device skipped samples before the next one. Runs on the device's thread.
     func deviceDidDrop(count: Int, from connection: CaptureConnection) {}
+
+    /// The session stopped running. Runs on the session's control queue.
+    func sessionDidStopRunning() {}
+
+    /// A device feeding the session went away. Runs on the session's control queue.
+    func sessionWasInterrupted(_ reason: CaptureSession.InterruptionReason) {}
 
     public static func == (lhs: CaptureOutput, rhs: CaptureOutput) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }

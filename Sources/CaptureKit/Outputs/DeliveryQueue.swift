@@ -12,6 +12,9 @@ final class DeliveryQueue: @unchecked Sendable {
     struct Drop: Sendable {
         var frame: DroppedFrame
         var connection: CaptureConnection
+        /// When the last frame the report covers ends: another drop merges into the report only
+        /// when it is the very next frame, so a report always covers consecutive frames.
+        var end: MediaTime = .invalid
     }
 
     enum Policy: Sendable {
@@ -52,16 +55,13 @@ final class DeliveryQueue: @unchecked Sendable {
         startIfNeeded()
         switch policy {
         case .newestOnly:
-            if let late = items.first {
-                items.removeAll(keepingCapacity: true)
-                record(Drop(frame: DroppedFrame(presentationTimeStamp: late.sample.presentationTimeStamp, reason: .frameWasLate, count: 1),
-                            connection: late.connection))
-            }
+            // Usually one waiting sample; more right after switching from a bounded policy.
+            for late in items { record(Self.drop(late, .frameWasLate)) }
+            items.removeAll(keepingCapacity: true)
             items.append(item)
         case .bounded(let capacity):
             if items.count >= capacity {
-                record(Drop(frame: DroppedFrame(presentationTimeStamp: item.sample.presentationTimeStamp, reason: .outOfBuffers, count: 1),
-                            connection: item.connection))
+                record(Self.drop(item, .outOfBuffers))
             } else {
                 items.append(item)
             }
@@ -79,13 +79,20 @@ final class DeliveryQueue: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Must be called with the lock held. Consecutive drops of one reason on one connection
-    /// become one report with a count, so an overloaded consumer is told once per delivery
-    /// rather than once per frame, and nothing is ever lost from the count.
+    private static func drop(_ item: Item, _ reason: DroppedFrame.Reason) -> Drop {
+        Drop(frame: DroppedFrame(presentationTimeStamp: item.sample.presentationTimeStamp, reason: reason, count: 1),
+             connection: item.connection, end: item.sample.presentationTimeStamp + item.sample.duration)
+    }
+
+    /// Must be called with the lock held. Drops of consecutive frames for one reason on one
+    /// connection become one report with a count, so an overloaded consumer is told once per
+    /// delivery rather than once per frame, and nothing is ever lost from the count.
     private func record(_ drop: Drop) {
         if let last = drops.indices.last, drops[last].frame.reason == drop.frame.reason,
-           drops[last].connection === drop.connection {
+           drops[last].connection === drop.connection,
+           !drop.frame.presentationTimeStamp.isValid || drops[last].end == drop.frame.presentationTimeStamp {
             drops[last].frame.count += drop.frame.count
+            drops[last].end = drop.end
         } else {
             drops.append(drop)
         }

@@ -99,6 +99,10 @@ extension CaptureSession {
             if let problem = Self.problem(adding: output, to: graph, session: self) {
                 throw CaptureError(.cannotAddOutput, problem)
             }
+            // Reserved when staged, so no other session can take it before the commit.
+            guard output.reserve(for: self) else {
+                throw CaptureError(.cannotAddOutput, "the output belongs to another session; remove it there first")
+            }
             graph.outputs.append(output)
         }
     }
@@ -106,6 +110,18 @@ extension CaptureSession {
     /// Removes an output; does nothing for an output the session does not have.
     public func removeOutput(_ output: CaptureOutput) {
         try? staging { $0.outputs.removeAll { $0 === output } }
+        // Never committed: free it for other sessions at once.
+        if !model.withLock({ $0.committed.outputs.contains { $0 === output } || $0.staged.outputs.contains { $0 === output } }) {
+            output.attach(to: nil)
+        }
+    }
+
+    /// Drops the staged changes after a failed commit, freeing outputs reserved by them.
+    private func rollBack(to committed: Graph, from staged: Graph) {
+        model.withLock { $0.staged = committed }
+        for output in staged.outputs where !committed.outputs.contains(where: { $0 === output }) {
+            output.attach(to: nil)
+        }
     }
 
     private static func problem(adding output: CaptureOutput, to graph: Graph, session: CaptureSession) -> String? {
@@ -128,7 +144,7 @@ extension CaptureSession {
         var formats: [(CaptureDevice, CaptureDevice.Format, MediaTime)] = []
         if staged.preset != .inputPriority, let camera = videoDevice(in: staged) {
             guard let (format, duration) = Self.bestFormat(for: staged.preset, among: camera.formats) else {
-                model.withLock { $0.staged = committed }
+                rollBack(to: committed, from: staged)
                 throw CaptureError(.unsupportedPreset, "\(camera.localizedName) has no format for preset \(staged.preset.rawValue)",
                                    deviceID: camera.uniqueID)
             }
@@ -158,7 +174,7 @@ extension CaptureSession {
                 try restreamDevices(for: staged, connections: connections)
             } catch {
                 for (device, old) in previousFormats { device.applyPresetFormat(old.format, frameDuration: old.frameDuration) }
-                model.withLock { $0.staged = committed }
+                rollBack(to: committed, from: staged)
                 try? restreamDevices(for: committed, connections: oldConnections)
                 throw error
             }
@@ -178,10 +194,17 @@ extension CaptureSession {
         let running = state == .running || state == .interrupted
         for connection in oldConnections { connection.setActive(false) }
         for connection in connections { connection.setActive(running) }
-        model.withLock {
-            $0.committed = staged
-            $0.connections = connections
+        let ended = model.withLock { model -> Bool in
+            model.committed = staged
+            model.connections = connections
+            // A lost device that is no longer used no longer interrupts the session.
+            let ids = Set(staged.inputs.compactMap { ($0 as? CaptureDeviceInput)?.device.uniqueID })
+            model.lostDevices.formIntersection(ids)
+            guard model.state == .interrupted, model.lostDevices.isEmpty else { return false }
+            model.state = .running
+            return true
         }
+        if ended { eventHub.post(.interruptionEnded) }
         observeDevices(of: staged, previous: committed)
     }
 

@@ -44,6 +44,9 @@ extension CaptureSession {
         case wasInterrupted(InterruptionReason)
         /// Every lost device is back and capture goes on.
         case interruptionEnded
+        /// A device with a natural end (a file-backed device that does not loop) delivered its
+        /// last sample. The session keeps running; stop it when you are done.
+        case deviceReachedEnd(deviceID: String)
     }
 }
 
@@ -60,6 +63,8 @@ public protocol CaptureSessionDelegate: AnyObject, Sendable {
     func session(_ session: CaptureSession, wasInterruptedBecause reason: CaptureSession.InterruptionReason)
     /// Every lost device is back.
     func sessionInterruptionEnded(_ session: CaptureSession)
+    /// A file-backed device played its whole file.
+    func session(_ session: CaptureSession, deviceReachedEnd deviceID: String)
 }
 
 extension CaptureSessionDelegate {
@@ -68,4 +73,5 @@ extension CaptureSessionDelegate {
     public func session(_ session: CaptureSession, didFailWith error: CaptureError) {}
     public func session(_ session: CaptureSession, wasInterruptedBecause reason: CaptureSession.InterruptionReason) {}
     public func sessionInterruptionEnded(_ session: CaptureSession) {}
+    public func session(_ session: CaptureSession, deviceReachedEnd deviceID: String) {}
 }

@@ -26,14 +26,15 @@ extension CaptureSession {
 
     /// running/interrupted → stopping → idle. Runs on the control queue.
     func performStop() throws(CaptureError) {
-        let connections = try model.withLock { (model) throws(CaptureError) -> [CaptureConnection] in
+        let (connections, outputs) = try model.withLock { (model) throws(CaptureError) -> ([CaptureConnection], [CaptureOutput]) in
             guard model.state == .running || model.state == .interrupted else {
                 throw .invalidState("stopRunning() called while the session is \(model.state.rawValue)")
             }
             model.state = .stopping
-            return model.connections
+            return (model.connections, model.committed.outputs)
         }
         stopAllStreams()
+        for output in outputs { output.sessionDidStopRunning() }
         for connection in connections { connection.setActive(false) }
         model.withLock {
             $0.lostDevices.removeAll()
@@ -60,7 +61,12 @@ extension CaptureSession {
         let devices = graph.inputs.compactMap { ($0 as? CaptureDeviceInput)?.device }
         let wanted = Dictionary(devices.map { ($0.uniqueID, ($0, $0.streamConfiguration)) }, uniquingKeysWith: { first, _ in first })
         let stale = model.withLock { model -> [ActiveStream] in
-            let stale = model.streams.filter { id, active in wanted[id]?.1 != active.configuration }
+            // A lost device keeps its stream (the only thing that notices it coming back); a new
+            // configuration for it is applied when it reconnects.
+            let stale = model.streams.filter { id, active in
+                guard let configuration = wanted[id]?.1 else { return true }
+                return configuration != active.configuration && !model.lostDevices.contains(id)
+            }
             for id in stale.keys { model.streams.removeValue(forKey: id) }
             return Array(stale.values)
         }
@@ -125,6 +131,7 @@ extension CaptureSession {
         let id = device.uniqueID
         let reason: InterruptionReason = device.hasMediaType(.video)
             ? .videoDeviceNotAvailable(deviceID: id) : .audioDeviceNotAvailable(deviceID: id)
+        var restart = false
         let post = model.withLock { model -> [Event] in
             guard model.streams[id]?.generation == generation else { return [] }
             switch event {
@@ -135,16 +142,29 @@ extension CaptureSession {
                 return [.wasInterrupted(reason)]
             case .reconnected:
                 model.lostDevices.remove(id)
+                if model.streams[id]?.configuration != device.streamConfiguration { restart = true }
                 guard model.state == .interrupted, model.lostDevices.isEmpty else { return [] }
                 model.state = .running
                 return [.interruptionEnded]
             case .failed(let error):
                 return [.runtimeError(error)]
+            case .endOfStream:
+                // The other devices may still be delivering: keep running, as a camera that
+                // stopped sending frames would not stop the session either.
+                return [.deviceReachedEnd(deviceID: id)]
             case .droppedFrames:
                 return []
             }
         }
+        if restart {
+            // The device was reconfigured while it was away.
+            let (graph, connections) = model.withLock { ($0.committed, $0.connections) }
+            do { try restreamDevices(for: graph, connections: connections) } catch { eventHub.post(.runtimeError(error)) }
+        }
         for event in post { eventHub.post(event) }
+        if case .disconnected = event, !post.isEmpty {
+            for output in model.withLock({ $0.committed.outputs }) { output.sessionWasInterrupted(reason) }
+        }
         if case .failed = event, !post.isEmpty {
             // A stream that died cannot deliver again: stop, as AVFoundation does on runtime errors.
             try? performStop()

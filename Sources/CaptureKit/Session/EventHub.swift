@@ -49,6 +49,7 @@ final class EventHub: Sendable {
             case .runtimeError(let error): delegate.session(session, didFailWith: error)
             case .wasInterrupted(let reason): delegate.session(session, wasInterruptedBecause: reason)
             case .interruptionEnded: delegate.sessionInterruptionEnded(session)
+            case .deviceReachedEnd(let deviceID): delegate.session(session, deviceReachedEnd: deviceID)
             }
         }
     }

@@ -37,6 +37,7 @@ final class VirtualCameraBackend: DeviceBackend {
     }
 
     var isConnected: Bool { connection.isConnected }
+    var isLive: Bool { configuration.pacing == .realTime }
 
     func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream {
         try checkStartable(configuration.format)

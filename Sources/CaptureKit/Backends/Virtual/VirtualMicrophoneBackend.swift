@@ -24,6 +24,7 @@ final class VirtualMicrophoneBackend: DeviceBackend {
     }
 
     var isConnected: Bool { connection.isConnected }
+    var isLive: Bool { configuration.pacing == .realTime }
 
     func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream {
         try checkStartable(configuration.format)
@@ -57,7 +58,11 @@ struct SineTone: Sendable {
 
     /// The value of sample `index` in −1...1.
     func value(at index: Int) -> Double {
-        let cycles = frequency * Double(index % format.sampleRate) / Double(format.sampleRate)
+        // Whole seconds and the remainder separately: the phase stays exact over hours, also
+        // for frequencies that are not whole numbers of hertz.
+        let rate = format.sampleRate
+        let wholeSeconds = frequency * Double(index / rate)
+        let cycles = (wholeSeconds - wholeSeconds.rounded(.down)) + frequency * Double(index % rate) / Double(rate)
         return amplitude * sin(2 * .pi * (cycles - cycles.rounded(.down)))
     }
 

@@ -1,0 +1,14 @@
+internal import CFFmpeg
+
+/// Owns a decoded frame handed out by reference; frees it (returning its buffers to the
+/// decoder's pools) when the pixel buffer wrapping it is released.
+final class FrameReference: @unchecked Sendable {
+    private var frame: UnsafeMutablePointer<AVFrame>?
+
+    init(_ frame: UnsafeMutablePointer<AVFrame>) { self.frame = frame }
+
+    /// Called once, by the storage's release.
+    func release() { av_frame_free(&frame) }
+
+    deinit { av_frame_free(&frame) }
+}

@@ -1,0 +1,140 @@
+internal import CFFmpeg
+
+/// One video encoder (libx264, libx265 or FFmpeg's MJPEG) fed with `PixelBuffer`s in the
+/// encoder's own pixel format; packets come out in the 1/90000 time base.
+final class VideoEncoder {
+    /// The time base of every video timestamp CaptureKit writes: 90 kHz divides the common
+    /// frame durations (1/15, 1/24, 1/25, 1/30, 1/60, 1001/30000) exactly.
+    static let timeBase = AVRational(num: 1, den: 90_000)
+
+    let context: UnsafeMutablePointer<AVCodecContext>
+    let pixelFormat: PixelFormat
+    private let frame: UnsafeMutablePointer<AVFrame>
+    private let packet: UnsafeMutablePointer<AVPacket>
+    /// The duration of the last frame sent: packets that leave the encoder only when it is
+    /// flushed carry no duration of their own.
+    private var lastDuration: Int64 = 0
+
+    /// Opens the encoder. Wraps `avcodec_open2`.
+    init(codec: MovieOutputSettings.VideoCodec, width: Int, height: Int, sourceFormat: PixelFormat,
+         frameDuration: MediaTime, settings: MovieOutputSettings, keyframeInterval: MediaTime,
+         globalHeader: Bool) throws(CaptureError) {
+        FFmpeg.prepare()
+        let name = codec.encoderName
+        guard let encoder = avcodec_find_encoder_by_name(name) else {
+            throw CaptureError(.unsupportedFormat, "this FFmpeg has no \(name) encoder", operation: "avcodec_find_encoder_by_name")
+        }
+        guard let context = avcodec_alloc_context3(encoder), let frame = av_frame_alloc(), let packet = av_packet_alloc() else {
+            throw CaptureError(.outOfMemory, "cannot allocate the \(name) encoder", operation: "avcodec_alloc_context3")
+        }
+        self.context = context
+        self.frame = frame
+        self.packet = packet
+        // MJPEG keeps 4:2:2 sources at 4:2:2 (what webcams send); the others use 4:2:0, which
+        // every player decodes.
+        let sourceIs422 = [.yuyv422, .uyvy422, .yuv422p].contains(sourceFormat)
+        pixelFormat = codec == .mjpeg && sourceIs422 ? .yuv422p : .yuv420p
+
+        context.pointee.width = Int32(width)
+        context.pointee.height = Int32(height)
+        context.pointee.pix_fmt = pixelFormat.avPixelFormat
+        context.pointee.time_base = Self.timeBase
+        let rate = frameDuration.isNumeric && frameDuration.value > 0 ? frameDuration : MediaTime(value: 1, timescale: 30)
+        context.pointee.framerate = AVRational(num: rate.timescale, den: Int32(clamping: rate.value))
+        context.pointee.gop_size = Int32(max(1, (keyframeInterval.seconds / rate.seconds).rounded()))
+        context.pointee.color_range = AVCOL_RANGE_MPEG
+        context.pointee.thread_count = 0
+        if globalHeader { context.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
+
+        let priv = context.pointee.priv_data
+        switch codec {
+        case .h264, .hevc:
+            av_opt_set(priv, "preset", settings.encoderPreset.rawValue, 0)
+            if codec == .hevc { av_opt_set(priv, "x265-params", "log-level=error", 0) }
+            switch settings.videoQuality ?? .constantQuality(23) {
+            case .constantQuality(let crf): av_opt_set(priv, "crf", String(min(51, max(0, crf))), 0)
+            case .bitRate(let bits): context.pointee.bit_rate = Int64(bits)
+            }
+        case .mjpeg:
+            // FFmpeg's MJPEG encoder takes limited-range 4:2:x only as "unofficial".
+            context.pointee.strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL
+            switch settings.videoQuality ?? .constantQuality(3) {
+            case .constantQuality(let q):
+                context.pointee.flags |= Int32(AV_CODEC_FLAG_QSCALE)
+                context.pointee.global_quality = Int32(FF_QP2LAMBDA) * Int32(min(31, max(2, q)))
+            case .bitRate(let bits): context.pointee.bit_rate = Int64(bits)
+            }
+        }
+        // Every stored property is set, so a throw here runs deinit, which frees.
+        try FFmpeg.check(avcodec_open2(context, encoder, nil), "avcodec_open2(\(name))", code: .unsupportedFormat)
+    }
+
+    deinit {
+        var context: UnsafeMutablePointer<AVCodecContext>? = self.context
+        avcodec_free_context(&context)
+        var frame: UnsafeMutablePointer<AVFrame>? = self.frame
+        av_frame_free(&frame)
+        var packet: UnsafeMutablePointer<AVPacket>? = self.packet
+        av_packet_free(&packet)
+    }
+
+    /// Encodes `buffer` (in ``pixelFormat``, the encoder's size) at `pts` (90 kHz) lasting
+    /// `duration`, or flushes the encoder when `buffer` is nil (pts and duration unused); hands
+    /// every finished packet to `write`. Wraps `avcodec_send_frame` / `avcodec_receive_packet`.
+    func encode(_ buffer: PixelBuffer?, pts: Int64, duration: Int64,
+                write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
+        if let buffer {
+            lastDuration = duration
+            frame.pointee.format = pixelFormat.avPixelFormat.rawValue
+            frame.pointee.width = Int32(buffer.width)
+            frame.pointee.height = Int32(buffer.height)
+            frame.pointee.pts = pts
+            frame.pointee.pkt_duration = duration
+            frame.pointee.color_range = AVCOL_RANGE_MPEG
+            withUnsafeMutablePointer(to: &frame.pointee.data) { data in
+                data.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { planes in
+                    withUnsafeMutablePointer(to: &frame.pointee.linesize) { sizes in
+                        sizes.withMemoryRebound(to: Int32.self, capacity: 8) { lines in
+                            for index in 0..<8 {
+                                if index < buffer.planeCount {
+                                    planes[index] = (buffer.storage.bytes + buffer.planes[index].offset).assumingMemoryBound(to: UInt8.self)
+                                    lines[index] = Int32(buffer.planes[index].bytesPerRow)
+                                } else {
+                                    planes[index] = nil
+                                    lines[index] = 0
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            try FFmpeg.check(avcodec_send_frame(context, frame), "avcodec_send_frame")
+        } else {
+            let result = avcodec_send_frame(context, nil)
+            if result != FFmpeg.eof { try FFmpeg.check(result, "avcodec_send_frame(flush)") }
+        }
+        try drain(write: write)
+    }
+
+    private func drain(write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
+        while true {
+            let result = avcodec_receive_packet(context, packet)
+            if result == FFmpeg.again || result == FFmpeg.eof { return }
+            try FFmpeg.check(result, "avcodec_receive_packet")
+            if packet.pointee.duration == 0 { packet.pointee.duration = lastDuration }
+            defer { av_packet_unref(packet) }
+            try write(packet)
+        }
+    }
+}
+
+extension MovieOutputSettings.VideoCodec {
+    /// The FFmpeg encoder that implements the codec.
+    var encoderName: String {
+        switch self {
+        case .h264: return "libx264"
+        case .hevc: return "libx265"
+        case .mjpeg: return "mjpeg"
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Hears how a movie recording goes (`AVCaptureFileOutputRecordingDelegate`), on the queue given
+/// to `startRecording(to:recordingDelegate:queue:)`, in this order: didStart, then any
+/// didPause/didResume, then willFinish and didFinish — each recording gets exactly one
+/// didFinish. Only didFinish is required.
+public protocol CaptureFileOutputRecordingDelegate: AnyObject, Sendable {
+    /// The first frame was written.
+    func fileOutput(_ output: CaptureMovieFileOutput, didStartRecordingTo fileURL: URL, from connections: [CaptureConnection])
+    /// Recording paused at a frame boundary.
+    func fileOutput(_ output: CaptureMovieFileOutput, didPauseRecordingTo fileURL: URL, from connections: [CaptureConnection])
+    /// Recording resumed; the file has no gap.
+    func fileOutput(_ output: CaptureMovieFileOutput, didResumeRecordingTo fileURL: URL, from connections: [CaptureConnection])
+    /// No more media will be added; the file is being closed.
+    func fileOutput(_ output: CaptureMovieFileOutput, willFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: CaptureError?)
+    /// The file is closed. With an `error`, `error.recordingSuccessfullyFinished` says whether
+    /// the file is complete and playable anyway (maximum duration or size reached, session
+    /// stopped, a device went away, disk full after some fragments).
+    func fileOutput(_ output: CaptureMovieFileOutput, didFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: CaptureError?)
+}
+
+extension CaptureFileOutputRecordingDelegate {
+    public func fileOutput(_ output: CaptureMovieFileOutput, didStartRecordingTo fileURL: URL, from connections: [CaptureConnection]) {}
+    public func fileOutput(_ output: CaptureMovieFileOutput, didPauseRecordingTo fileURL: URL, from connections: [CaptureConnection]) {}
+    public func fileOutput(_ output: CaptureMovieFileOutput, didResumeRecordingTo fileURL: URL, from connections: [CaptureConnection]) {}
+    public func fileOutput(_ output: CaptureMovieFileOutput, willFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: CaptureError?) {}
+}
+
+/// A finished recording, as the async `stopRecording()` returns it.
+public struct RecordedMovie: Sendable {
+    /// The file.
+    public let url: URL
+    /// How long it plays.
+    public let duration: MediaTime
+    /// Its size in bytes.
+    public let fileSize: Int64
+    /// Video frames written.
+    public let videoFrameCount: Int
+    /// Samples the recording could not keep (queue full while the encoder was behind).
+    public let droppedSampleCount: Int
+    /// Why the recording ended early, if it did (the file is complete when
+    /// `error.recordingSuccessfullyFinished`).
+    public let error: CaptureError?
+}

@@ -1,0 +1,276 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Records the session's video and audio into a movie file (`AVCaptureMovieFileOutput`):
+/// QuickTime `.mov` (the default), `.mp4` or Matroska `.mkv`, H.264/HEVC/MJPEG video and
+/// AAC/PCM/Opus audio, encoded through FFmpeg off the capture threads.
+///
+/// With a ``movieFragmentInterval`` (1 s by default; AVFoundation's is 10 s) the file is
+/// written in fragments: a process killed mid-recording leaves a file that plays up to the
+/// last fragment. A recording that ends normally is turned into an ordinary, seekable file.
+/// Unlike iOS, a movie output works alongside video and audio data outputs on one session.
+///
+/// ```swift
+/// let movie = CaptureMovieFileOutput()
+/// try session.addOutput(movie)
+/// try session.startRunning()
+/// try movie.startRecording(to: URL(fileURLWithPath: "clip.mov"))
+/// …
+/// let clip = await movie.finishRecording()
+/// print(clip.url, clip.duration.seconds)
+/// ```
+public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
+    private struct State {
+        var recording: MovieRecording?
+        var url: URL?
+        var delegate: (any CaptureFileOutputRecordingDelegate)?
+        var queue = DispatchQueue(label: "CaptureKit.movieFileOutput.delegate")
+        var connections: [CaptureConnection] = []
+        var settings: [ObjectIdentifier: MovieOutputSettings] = [:]
+        var waiters: [CheckedContinuation<RecordedMovie, Never>] = []
+        var limits = Limits()
+    }
+
+    private struct Limits {
+        var maxDuration = MediaTime.invalid
+        var maxFileSize: Int64 = 0
+        var minFreeDiskSpace: Int64 = 0
+        var fragmentInterval = MediaTime(value: 1, timescale: 1)
+        var metadata = MovieMetadata()
+    }
+
+    private let state = Mutex(State())
+    private let lastMovie = Mutex<RecordedMovie?>(nil)
+
+    /// A movie file output with default settings (H.264 + AAC, 1 s fragments).
+    public override init() {
+        super.init()
+    }
+
+    override var acceptedMediaTypes: Set<MediaType> { [.video, .audio] }
+
+    // MARK: Settings
+
+    /// The longest recording; `.invalid` (the default) for no limit. Reaching it ends the
+    /// recording with a `.maximumDurationReached` error whose file is complete.
+    public var maxRecordedDuration: MediaTime {
+        get { state.withLock { $0.limits.maxDuration } }
+        set { state.withLock { $0.limits.maxDuration = newValue } }
+    }
+
+    /// The largest file in bytes; 0 (the default) for no limit.
+    public var maxRecordedFileSize: Int64 {
+        get { state.withLock { $0.limits.maxFileSize } }
+        set { state.withLock { $0.limits.maxFileSize = max(0, newValue) } }
+    }
+
+    /// Recording stops (with `.diskFull`, file complete) when the disk's free space falls below
+    /// this many bytes; 0 (the default) for no limit.
+    public var minFreeDiskSpaceLimit: Int64 {
+        get { state.withLock { $0.limits.minFreeDiskSpace } }
+        set { state.withLock { $0.limits.minFreeDiskSpace = max(0, newValue) } }
+    }
+
+    /// How often a self-contained fragment is written (1 s by default). `.invalid` writes an
+    /// ordinary file, which a crash leaves unreadable.
+    public var movieFragmentInterval: MediaTime {
+        get { state.withLock { $0.limits.fragmentInterval } }
+        set { state.withLock { $0.limits.fragmentInterval = newValue } }
+    }
+
+    /// Title, creation date, location and comment written into the next recording.
+    public var metadata: MovieMetadata {
+        get { state.withLock { $0.limits.metadata } }
+        set { state.withLock { $0.limits.metadata = newValue } }
+    }
+
+    /// The encoding of one connection (`outputSettings(for:)`).
+    public func outputSettings(for connection: CaptureConnection) -> MovieOutputSettings {
+        state.withLock { $0.settings[ObjectIdentifier(connection)] ?? MovieOutputSettings() }
+    }
+
+    /// Sets the encoding of one connection for the next recording (`setOutputSettings(_:for:)`).
+    public func setOutputSettings(_ settings: MovieOutputSettings, for connection: CaptureConnection) {
+        state.withLock { $0.settings[ObjectIdentifier(connection)] = settings }
+    }
+
+    /// The video codecs this machine's FFmpeg can encode (`availableVideoCodecTypes`).
+    public var availableVideoCodecs: [MovieOutputSettings.VideoCodec] {
+        MovieOutputSettings.VideoCodec.allCases.filter { FFmpeg.hasEncoder($0.encoderName) }
+    }
+
+    // MARK: Recording
+
+    /// Whether a recording is under way (`isRecording`).
+    public var isRecording: Bool { state.withLock { $0.recording != nil } }
+
+    /// Whether the recording is paused.
+    public var isRecordingPaused: Bool { state.withLock { $0.recording?.progress.withLock { $0.paused } ?? false } }
+
+    /// The file being recorded, or nil.
+    public var outputFileURL: URL? { state.withLock { $0.url } }
+
+    /// How much has been recorded (pauses excluded).
+    public var recordedDuration: MediaTime { state.withLock { $0.recording?.progress.withLock { $0.duration } ?? .zero } }
+
+    /// Bytes written so far.
+    public var recordedFileSize: Int64 { state.withLock { $0.recording?.progress.withLock { $0.fileSize } ?? 0 } }
+
+    /// Video frames written so far.
+    public var recordedVideoFrameCount: Int { state.withLock { $0.recording?.progress.withLock { $0.videoFrames } ?? 0 } }
+
+    /// The last finished recording, for code that cannot `await` ``finishRecording()``.
+    public var lastRecordedMovie: RecordedMovie? { lastMovie.withLock { $0 } }
+
+    /// Samples dropped so far because the encoder was behind.
+    public var droppedSampleCount: Int { state.withLock { $0.recording?.progress.withLock { $0.dropped } ?? 0 } }
+
+    /// Starts recording to `url` (`startRecording(to:recordingDelegate:)`); the container
+    /// follows the extension (.mov, .mp4, .mkv). Everything that can be checked up front is:
+    /// `.invalidState` when the session is not running or a recording is under way,
+    /// `.fileError` when the file exists or cannot be created, `.unsupportedFormat` for an
+    /// unknown extension or a codec the container cannot hold. Later failures arrive at the
+    /// delegate's `didFinishRecording` (and ``finishRecording()``).
+    public func startRecording(to url: URL, recordingDelegate delegate: (any CaptureFileOutputRecordingDelegate)? = nil,
+                               queue: DispatchQueue? = nil) throws(CaptureError) {
+        guard let session, session.isRunning else {
+            throw .invalidState("startRecording(to:) needs the output in a running session")
+        }
+        guard let container = MovieMuxer.Container(url: url) else {
+            throw CaptureError(.unsupportedFormat, "unknown movie extension '.\(url.pathExtension)': use .mov, .mp4 or .mkv", path: url.path)
+        }
+        guard !FileManager.default.fileExists(atPath: url.path) else {
+            throw CaptureError(.fileError, "\(url.path) already exists; a recording never overwrites a file", path: url.path)
+        }
+        let connections = self.connections.filter(\.isEnabled)
+        let (limits, settings) = state.withLock { ($0.limits, $0.settings) }
+        var video: MovieRecording.VideoTrack?
+        var audio: MovieRecording.AudioTrack?
+        var devices: [CaptureDevice] = []
+        for connection in connections {
+            guard let device = connection.device else { continue }
+            devices.append(device)
+            let format = device.activeFormat
+            let chosen = settings[ObjectIdentifier(connection)] ?? MovieOutputSettings()
+            if connection.mediaType == .video, let pixelFormat = format.pixelFormat {
+                video = .init(width: format.width, height: format.height, sourceFormat: pixelFormat,
+                              frameDuration: device.activeVideoMinFrameDuration, rotation: connection.videoRotationAngle,
+                              mirrored: connection.isVideoMirrored, settings: chosen)
+            } else if connection.mediaType == .audio, let audioFormat = format.audioFormat {
+                audio = .init(format: audioFormat, settings: chosen)
+            }
+        }
+        guard video != nil || audio != nil else {
+            throw .invalidState("the movie output has no enabled video or audio connection")
+        }
+        let configuration = MovieRecording.Configuration(
+            url: url, container: container, video: video, audio: audio,
+            fragmentInterval: limits.fragmentInterval.isNumeric && limits.fragmentInterval > .zero ? limits.fragmentInterval : nil,
+            maxDuration: limits.maxDuration.isNumeric && limits.maxDuration > .zero ? limits.maxDuration : nil,
+            maxFileSize: limits.maxFileSize > 0 ? limits.maxFileSize : nil,
+            minFreeDiskSpace: limits.minFreeDiskSpace > 0 ? limits.minFreeDiskSpace : nil,
+            metadata: limits.metadata, holdBack: !devices.isEmpty && devices.allSatisfy { !$0.backend.isLive })
+
+        let alreadyRecording = state.withLock { $0.recording != nil }
+        guard !alreadyRecording else { throw .invalidState("a recording is already under way; stop it first") }
+        // Opening encoders takes a while: done outside the lock the device threads read.
+        let recording = try MovieRecording(configuration) { [weak self] event in self?.recordingEvent(event) }
+        try state.withLock { (state) throws(CaptureError) in
+            guard state.recording == nil else {
+                recording.cancel()
+                throw .invalidState("a recording is already under way; stop it first")
+            }
+            state.recording = recording
+            state.url = url
+            state.delegate = delegate
+            if let queue { state.queue = queue }
+            state.connections = connections
+        }
+        recording.begin()
+    }
+
+    /// Ends the recording (`stopRecording()`); the delegate hears `didFinishRecording` once the
+    /// file is complete. Does nothing when not recording.
+    public func stopRecording() {
+        state.withLock { $0.recording }?.queue.push(.stop(at: MonotonicClock.now(), reason: .requested))
+    }
+
+    /// Ends the recording and returns the finished movie once the file is complete; when no
+    /// recording is under way, returns the last one.
+    public func finishRecording() async -> RecordedMovie {
+        await withCheckedContinuation { continuation in
+            let recording = state.withLock { state -> MovieRecording? in
+                if state.recording != nil { state.waiters.append(continuation) }
+                return state.recording
+            }
+            if let recording {
+                recording.queue.push(.stop(at: MonotonicClock.now(), reason: .requested))
+            } else {
+                continuation.resume(returning: lastMovie.withLock { $0 } ?? RecordedMovie(
+                    url: URL(fileURLWithPath: "/dev/null"), duration: .zero, fileSize: 0, videoFrameCount: 0, droppedSampleCount: 0,
+                    error: .invalidState("no recording was made")))
+            }
+        }
+    }
+
+    /// Pauses at the next frame: nothing is recorded until ``resumeRecording()``, and the file
+    /// has no gap.
+    public func pauseRecording() {
+        state.withLock { $0.recording }?.queue.push(.pause(at: MonotonicClock.now()))
+    }
+
+    /// Resumes a paused recording at the next frame.
+    public func resumeRecording() {
+        state.withLock { $0.recording }?.queue.push(.resume(at: MonotonicClock.now()))
+    }
+
+    // MARK: Session side
+
+    override func receive(_ sample: SampleBuffer, from connection: CaptureConnection) {
+        state.withLock { $0.recording }?.offer(sample)
+    }
+
+    override func sessionDidStopRunning() {
+        state.withLock { $0.recording }?.queue.push(.stop(at: MonotonicClock.now(), reason: .sessionStopped))
+    }
+
+    override func sessionWasInterrupted(_ reason: CaptureSession.InterruptionReason) {
+        state.withLock { $0.recording }?.queue.push(.stop(at: MonotonicClock.now(), reason: .deviceLost(reason)))
+    }
+
+    private func recordingEvent(_ event: MovieRecording.Event) {
+        let (delegate, queue, url, connections, recording) = state.withLock {
+            ($0.delegate, $0.queue, $0.url ?? URL(fileURLWithPath: "/"), $0.connections, $0.recording)
+        }
+        switch event {
+        case .started:
+            queue.async { delegate?.fileOutput(self, didStartRecordingTo: url, from: connections) }
+        case .paused:
+            queue.async { delegate?.fileOutput(self, didPauseRecordingTo: url, from: connections) }
+        case .resumed:
+            queue.async { delegate?.fileOutput(self, didResumeRecordingTo: url, from: connections) }
+        case .willFinish:
+            queue.async { delegate?.fileOutput(self, willFinishRecordingTo: url, from: connections, error: nil) }
+        case .finished(let error):
+            let progress = recording?.progress.withLock { $0 } ?? MovieRecording.Progress()
+            let movie = RecordedMovie(url: url, duration: progress.duration, fileSize: progress.fileSize,
+                                      videoFrameCount: progress.videoFrames, droppedSampleCount: progress.dropped, error: error)
+            lastMovie.withLock { $0 = movie }
+            let waiters = state.withLock { state -> [CheckedContinuation<RecordedMovie, Never>] in
+                defer {
+                    state.waiters.removeAll()
+                    state.recording = nil
+                    state.delegate = nil
+                }
+                return state.waiters
+            }
+            queue.async { delegate?.fileOutput(self, didFinishRecordingTo: url, from: connections, error: error) }
+            for waiter in waiters { waiter.resume(returning: movie) }
+        }
+    }
+
+    deinit {
+        state.withLock { $0.recording }?.cancel()
+    }
+}

@@ -1,0 +1,477 @@
+import Foundation
+import Synchronization
+internal import CFFmpeg
+
+/// One recording, from `startRecording` to the closed file: the encoder thread's side of a
+/// `CaptureMovieFileOutput`.
+///
+/// Timing. The file's time zero is the first video frame (or, without video, the first audio
+/// sample). Video keeps its capture timestamps minus time spent paused; audio is written as a
+/// contiguous run of samples placed by its capture timestamps — a gap in the microphone's
+/// stream is filled with silence and an overlap trimmed, so audio never drifts against video.
+/// Audio is held back until video has passed its time, so pauses (decided on video frames)
+/// apply to both tracks alike and the two tracks start and end within a sample of each other.
+final class MovieRecording: @unchecked Sendable {
+    enum StopReason: Sendable {
+        case requested
+        case sessionStopped
+        case deviceLost(CaptureSession.InterruptionReason)
+    }
+
+    struct VideoTrack: Sendable {
+        var width: Int
+        var height: Int
+        var sourceFormat: PixelFormat
+        var frameDuration: MediaTime
+        var rotation: Double
+        var mirrored: Bool
+        var settings: MovieOutputSettings
+    }
+
+    struct AudioTrack: Sendable {
+        var format: AudioFormat
+        var settings: MovieOutputSettings
+    }
+
+    struct Configuration: Sendable {
+        var url: URL
+        var container: MovieMuxer.Container
+        var video: VideoTrack?
+        var audio: AudioTrack?
+        var fragmentInterval: MediaTime?
+        var maxDuration: MediaTime?
+        var maxFileSize: Int64?
+        var minFreeDiskSpace: Int64?
+        var metadata: MovieMetadata
+        /// Whether producers may be held back instead of dropping (no live device).
+        var holdBack: Bool
+    }
+
+    /// What the recording tells its output, on the encoder thread.
+    enum Event: Sendable {
+        case started
+        case paused
+        case resumed
+        case willFinish
+        case finished(CaptureError?)
+    }
+
+    /// Counters readable from any thread.
+    struct Progress: Sendable {
+        var duration = MediaTime.zero
+        var fileSize: Int64 = 0
+        var videoFrames = 0
+        var audioSamples: Int64 = 0
+        var dropped = 0
+        var paused = false
+    }
+
+    let configuration: Configuration
+    let queue = RecordingQueue()
+    let progress = Mutex(Progress())
+    private let onEvent: @Sendable (Event) -> Void
+    private var worker: WorkerThread?
+
+    // Encoder-thread state.
+    private let muxer: MovieMuxer
+    private let videoEncoder: VideoEncoder?
+    private let audioEncoder: AudioEncoder?
+    private let startDate = Date()
+    private var origin: MediaTime?
+    private var videoEnd: MediaTime?          // end of the last frame written (source time)
+    private var horizon: MediaTime?           // end of the last frame seen, written or not
+    private var pausedTotal = MediaTime.zero
+    private var pauses: [(start: MediaTime, end: MediaTime)] = []
+    private var pauseRequest: MediaTime?
+    private var resumeRequest: MediaTime?
+    private var pausedSince: MediaTime?
+    private var pendingAudio: [SampleBuffer] = []
+    private var audioSamplesWritten: Int64 = 0
+    private var stopRequest: (at: MediaTime, reason: StopReason)?
+    private var lastSpaceCheck: MediaTime = .zero
+    private var finished = false
+
+    /// How often the muxer cuts a fragment: a quarter of the interval asked for. A crash loses
+    /// the open fragment plus the frames still inside the encoder (lookahead, B-frames and frame
+    /// threads hold back about half a second), so short fragments keep the loss within one
+    /// interval. They cost ~200 bytes each, and a finished recording is defragmented anyway.
+    private var fragmentDuration: MediaTime? {
+        configuration.fragmentInterval.map { $0.convertScale(1_000_000).multiplied(by: 1, dividedBy: 4) }
+    }
+
+    /// Opens the file, the encoders and writes the header — everything that can fail before a
+    /// single frame is captured fails here, on the caller's thread.
+    init(_ configuration: Configuration, onEvent: @escaping @Sendable (Event) -> Void) throws(CaptureError) {
+        self.configuration = configuration
+        self.onEvent = onEvent
+        let path = configuration.url.path
+        let muxer = try MovieMuxer(path: path, container: configuration.container)
+        self.muxer = muxer
+        do throws(CaptureError) {
+            if let video = configuration.video {
+                let keyframes = video.settings.keyframeInterval ?? configuration.fragmentInterval ?? MediaTime(value: 2, timescale: 1)
+                let encoder = try VideoEncoder(codec: video.settings.videoCodec, width: video.width, height: video.height,
+                                               sourceFormat: video.sourceFormat, frameDuration: video.frameDuration,
+                                               settings: video.settings, keyframeInterval: keyframes,
+                                               globalHeader: muxer.needsGlobalHeader)
+                try muxer.addVideo(encoder, rotation: video.rotation, mirrored: video.mirrored)
+                videoEncoder = encoder
+            } else {
+                videoEncoder = nil
+            }
+            if let audio = configuration.audio {
+                guard configuration.container.supports(audio.settings.audioCodec) else {
+                    throw CaptureError(.unsupportedFormat, "a .\(configuration.container.rawValue) file cannot hold \(audio.settings.audioCodec.rawValue) audio", path: path)
+                }
+                let encoder = try AudioEncoder(codec: audio.settings.audioCodec, input: audio.format,
+                                               bitRate: audio.settings.audioBitRate, globalHeader: muxer.needsGlobalHeader)
+                try muxer.addAudio(encoder)
+                audioEncoder = encoder
+            } else {
+                audioEncoder = nil
+            }
+            try muxer.start(metadata: configuration.metadata, startDate: startDate, fragmentInterval: fragmentDuration)
+        } catch {
+            muxer.closeFile()
+            unlink(path)
+            throw error
+        }
+    }
+
+    /// Starts the encoder thread.
+    func begin() {
+        worker = WorkerThread(name: "CaptureKit.movie") { [self] thread in
+            while !finished, !thread.isStopping {
+                let item = queue.pop(before: Date(timeIntervalSinceNow: 0.05))
+                handle(item)
+            }
+        }
+    }
+
+    /// Offers a sample from a device thread; false when it had to be dropped.
+    func offer(_ sample: SampleBuffer) {
+        if !queue.push(sample, holdBack: configuration.holdBack) {
+            progress.withLock { $0.dropped += 1 }
+        }
+    }
+
+    // MARK: Encoder thread
+
+    private func handle(_ item: RecordingQueue.Item?) {
+        do throws(CaptureError) {
+            switch item {
+            case .sample(let sample):
+                if sample.mediaType == .video { try handleVideo(sample) } else { try handleAudio(sample) }
+            case .pause(let time):
+                pauseRequest = time
+                resumeRequest = nil
+            case .resume(let time):
+                resumeRequest = time
+                if videoEncoder == nil { try resumeAudioOnly(at: time) }
+            case .stop(let time, let reason):
+                stopRequest = (time, reason)
+                if case .requested = reason {} else { try finish(nil) }
+            case nil:
+                // Nothing arrived for a while: a stop whose frames will never come completes now.
+                if let stop = stopRequest, MonotonicClock.now() > stop.at + MediaTime(value: 1, timescale: 4) {
+                    try finish(nil)
+                }
+            }
+        } catch {
+            abort(error)
+        }
+    }
+
+    private func handleVideo(_ sample: SampleBuffer) throws(CaptureError) {
+        guard let encoder = videoEncoder, let video = configuration.video else { return }
+        let pts = sample.presentationTimeStamp
+        let duration = sample.duration.isNumeric ? sample.duration : video.frameDuration
+        if let stop = stopRequest, pts >= stop.at {
+            try finish(nil)
+            return
+        }
+        if origin == nil {
+            origin = pts
+            onEvent(.started)
+        }
+        guard let origin else { return }
+        defer { horizon = pts + duration }
+
+        // Pausing and resuming take effect on frame boundaries, so video has no jump.
+        if pausedSince == nil, let request = pauseRequest, pts >= request {
+            pausedSince = videoEnd ?? origin
+            pauseRequest = nil
+            progress.withLock { $0.paused = true }
+            onEvent(.paused)
+        }
+        if let since = pausedSince {
+            guard let request = resumeRequest, pts >= request else {
+                try flushAudio(upTo: pts + duration)
+                return
+            }
+            pauses.append((since, pts))
+            pausedTotal += pts - since
+            pausedSince = nil
+            resumeRequest = nil
+            progress.withLock { $0.paused = false }
+            onEvent(.resumed)
+        }
+
+        let fileTime = pts - origin - pausedTotal
+        if let limit = configuration.maxDuration, fileTime + duration > limit {
+            try finish(stopError(.maximumDurationReached, "the recording reached its maximum duration of \(limit.seconds) s"))
+            return
+        }
+        let target = VideoTarget(pixelFormat: encoder.pixelFormat, width: video.width, height: video.height)
+        guard let frame = try sample.converted(to: target).pixelBuffer else { return }
+        let pts90k = fileTime.convertScale(VideoEncoder.timeBase.den).value
+        let duration90k = duration.convertScale(VideoEncoder.timeBase.den).value
+        try encoder.encode(frame, pts: pts90k, duration: duration90k) { (packet) throws(CaptureError) in
+            try muxer.write(packet, video: true, from: VideoEncoder.timeBase)
+        }
+        videoEnd = pts + duration
+        progress.withLock {
+            $0.videoFrames += 1
+            $0.duration = fileTime + duration
+            $0.fileSize = muxer.payloadBytes
+        }
+        try flushAudio(upTo: pts + duration)
+        try checkLimits(at: fileTime + duration)
+    }
+
+    private func handleAudio(_ sample: SampleBuffer) throws(CaptureError) {
+        guard audioEncoder != nil else { return }
+        if videoEncoder == nil {
+            if let stop = stopRequest, sample.presentationTimeStamp >= stop.at {
+                try finish(nil)
+                return
+            }
+            if origin == nil {
+                origin = sample.presentationTimeStamp
+                onEvent(.started)
+            }
+            if pausedSince == nil, let request = pauseRequest, sample.presentationTimeStamp >= request {
+                pausedSince = sample.presentationTimeStamp
+                pauseRequest = nil
+                progress.withLock { $0.paused = true }
+                onEvent(.paused)
+            }
+            pendingAudio.append(sample)
+            try flushAudio(upTo: pausedSince ?? (sample.presentationTimeStamp + sample.duration))
+            if pausedSince != nil { pendingAudio.removeAll() }
+            if let origin {
+                let fileTime = sample.presentationTimeStamp + sample.duration - origin - pausedTotal
+                progress.withLock { $0.duration = fileTime }
+                if let limit = configuration.maxDuration, fileTime >= limit {
+                    try finish(stopError(.maximumDurationReached, "the recording reached its maximum duration of \(limit.seconds) s"))
+                    return
+                }
+                try checkLimits(at: fileTime)
+            }
+            return
+        }
+        pendingAudio.append(sample)
+        // Video stalled (a lost camera): keep at most a few seconds of audio waiting.
+        if let first = pendingAudio.first, sample.presentationTimeStamp - first.presentationTimeStamp > MediaTime(value: 3, timescale: 1) {
+            pendingAudio.removeFirst()
+            progress.withLock { $0.dropped += 1 }
+        }
+        if let horizon { try flushAudio(upTo: horizon) }
+    }
+
+    private func resumeAudioOnly(at time: MediaTime) throws(CaptureError) {
+        guard let since = pausedSince else { return }
+        pauses.append((since, time))
+        pausedTotal += time - since
+        pausedSince = nil
+        resumeRequest = nil
+        progress.withLock { $0.paused = false }
+        onEvent(.resumed)
+    }
+
+    /// Writes the waiting audio that lies before `limit`, skipping what falls before time zero
+    /// or inside a pause; keeps the rest waiting.
+    private func flushAudio(upTo limit: MediaTime) throws(CaptureError) {
+        guard let encoder = audioEncoder, let origin else { return }
+        var keep: [SampleBuffer] = []
+        for sample in pendingAudio {
+            guard let buffer = sample.audioBuffer else { continue }
+            let rate = Int64(buffer.format.sampleRate)
+            let start = sample.presentationTimeStamp
+            let end = start + buffer.duration
+            // Sample index range of this buffer that lies before `limit`.
+            let usable = min(Int64(buffer.frameCount), max(0, (limit - start).convertScale(Int32(rate), method: .roundTowardZero).value))
+            var index: Int64 = 0
+            while index < usable {
+                let time = start + MediaTime(value: index, timescale: Int32(rate))
+                // Find the run [index, runEnd) that is uniformly inside or outside pauses/origin.
+                var runEnd = usable
+                var skip = time < origin
+                if skip { runEnd = min(usable, sampleIndex(of: origin, from: start, rate: rate)) }
+                for pause in pauses + (pausedSince.map { [($0, MediaTime.positiveInfinity)] } ?? []) {
+                    if time >= pause.start, time < pause.end {
+                        skip = true
+                        runEnd = min(runEnd, pause.end.isNumeric ? sampleIndex(of: pause.end, from: start, rate: rate) : usable)
+                    } else if pause.start > time {
+                        runEnd = min(runEnd, sampleIndex(of: pause.start, from: start, rate: rate))
+                    }
+                }
+                runEnd = max(runEnd, index + 1)
+                if !skip {
+                    try writeAudio(buffer, from: index, to: runEnd, at: time, encoder: encoder)
+                }
+                index = runEnd
+            }
+            if usable < Int64(buffer.frameCount), end > limit {
+                // Keep the unwritten tail for later.
+                keep.append(try tail(of: sample, from: Int(usable)))
+            }
+        }
+        pendingAudio = keep
+    }
+
+    private func sampleIndex(of time: MediaTime, from start: MediaTime, rate: Int64) -> Int64 {
+        max(0, (time - start).convertScale(Int32(rate), method: .roundHalfAwayFromZero).value)
+    }
+
+    /// Writes samples [from, to) of `buffer`, captured at `time`, at the right place in the file.
+    private func writeAudio(_ buffer: AudioBuffer, from: Int64, to: Int64, at time: MediaTime, encoder: AudioEncoder) throws(CaptureError) {
+        guard let origin else { return }
+        let rate = Int32(buffer.format.sampleRate)
+        let pausedBefore = pauses.filter { $0.end <= time }.reduce(MediaTime.zero) { $0 + ($1.end - $1.start) }
+        let position = (time - origin - pausedBefore).convertScale(rate, method: .roundHalfAwayFromZero).value
+        var first = from
+        let write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void = { packet throws(CaptureError) in
+            try self.muxer.write(packet, video: false, from: encoder.context.pointee.time_base)
+        }
+        if position > audioSamplesWritten {
+            // A gap (the microphone skipped): silence keeps the rest in place. Beyond 10 s
+            // something is wrong with the clock; do not write minutes of silence.
+            let gap = position - audioSamplesWritten
+            if gap < 10 * Int64(rate) {
+                try encoder.appendSilence(frames: Int(gap), write: write)
+                audioSamplesWritten += gap
+            }
+        } else if position < audioSamplesWritten {
+            first += audioSamplesWritten - position   // overlap: drop what is already covered
+        }
+        guard first < to else { return }
+        let bytesPerFrame = buffer.format.bytesPerFrame
+        try encoder.append(buffer.storage.bytes + Int(first) * bytesPerFrame, frames: Int(to - first), write: write)
+        audioSamplesWritten += to - first
+        progress.withLock { $0.audioSamples = audioSamplesWritten }
+    }
+
+    private func tail(of sample: SampleBuffer, from frame: Int) throws(CaptureError) -> SampleBuffer {
+        guard let buffer = sample.audioBuffer, frame > 0 else { return sample }
+        let rest = try AudioBuffer(format: buffer.format, frameCount: buffer.frameCount - frame)
+        rest.storage.bytes.copyMemory(from: buffer.storage.bytes + frame * buffer.format.bytesPerFrame, byteCount: rest.byteCount)
+        let offset = MediaTime(value: Int64(frame), timescale: Int32(buffer.format.sampleRate))
+        return SampleBuffer(media: .audio(rest), presentationTimeStamp: sample.presentationTimeStamp + offset,
+                            duration: rest.duration, sequenceNumber: sample.sequenceNumber + UInt64(frame))
+    }
+
+    private func checkLimits(at fileTime: MediaTime) throws(CaptureError) {
+        if let limit = configuration.maxFileSize, projectedFileSize() >= limit {
+            try finish(stopError(.maximumFileSizeReached, "the recording reached its maximum file size of \(limit) bytes"))
+            return
+        }
+        if let minimum = configuration.minFreeDiskSpace, fileTime - lastSpaceCheck >= MediaTime(value: 1, timescale: 2) {
+            lastSpaceCheck = fileTime
+            var stats = statvfs()
+            if statvfs(muxer.path, &stats) == 0, Int64(stats.f_bavail) * Int64(stats.f_frsize) < minimum {
+                try finish(stopError(.diskFull, "free disk space fell below the limit of \(minimum) bytes"))
+            }
+        }
+    }
+
+    /// What the file would weigh if finished now: packets written, the frames still inside the
+    /// encoder (at the average packet size so far), the audio to come with them, and the index
+    /// (about 24 bytes per sample plus a few kilobytes), with 2 % to spare.
+    private func projectedFileSize() -> Int64 {
+        let frames = Int64(progress.withLock { $0.videoFrames })
+        let packets = Int64(muxer.videoPacketCount)
+        let inFlight = max(0, frames - packets)
+        let average = packets > 0 ? muxer.payloadBytes / Int64(max(1, muxer.packetCount)) : 0
+        let index = Int64(muxer.packetCount + Int(inFlight)) * 24 + 8192
+        return (muxer.payloadBytes + inFlight * average + index) * 102 / 100
+    }
+
+    private func stopError(_ code: CaptureError.Code, _ message: String) -> CaptureError {
+        var error = CaptureError(code, message, path: configuration.url.path)
+        error.recordingSuccessfullyFinished = true
+        return error
+    }
+
+    /// Ends the recording cleanly: flushes the encoders, writes the index, defragments.
+    private func finish(_ reason: CaptureError?) throws(CaptureError) {
+        guard !finished else { return }
+        onEvent(.willFinish)
+        var error = reason
+        if error == nil, let stop = stopRequest {
+            switch stop.reason {
+            case .requested: break
+            case .sessionStopped:
+                error = stopError(.sessionStopped, "the recording ended because the session stopped running")
+            case .deviceLost(let why):
+                error = stopError(.deviceDisconnected, "the recording ended because a device went away (\(why))")
+            }
+        }
+        // Audio that lies within the video is written; a short tail of silence makes audio end
+        // with the last frame when the microphone was behind.
+        if let end = videoEnd, let origin, let encoder = audioEncoder {
+            try flushAudio(upTo: end)
+            let rate = Int32(encoder.context.pointee.sample_rate)
+            let target = (end - origin - pausedTotal).convertScale(rate, method: .roundHalfAwayFromZero).value
+            if configuration.audio?.format.sampleRate == Int(rate), target > audioSamplesWritten, target - audioSamplesWritten < Int64(rate) {
+                try encoder.appendSilence(frames: Int(target - audioSamplesWritten)) { (packet) throws(CaptureError) in
+                    try muxer.write(packet, video: false, from: encoder.context.pointee.time_base)
+                }
+                audioSamplesWritten = target
+            }
+        }
+        pendingAudio.removeAll()
+        try videoEncoder?.encode(nil, pts: 0, duration: 0) { (packet) throws(CaptureError) in
+            try muxer.write(packet, video: true, from: VideoEncoder.timeBase)
+        }
+        if let encoder = audioEncoder {
+            try encoder.finish { (packet) throws(CaptureError) in
+                try muxer.write(packet, video: false, from: encoder.context.pointee.time_base)
+            }
+        }
+        try muxer.finish()
+        if configuration.fragmentInterval != nil, configuration.container != .mkv {
+            try MovieDefragmenter.defragment(path: muxer.path, container: configuration.container,
+                                             timings: muxer.timings, timeBases: muxer.timeBases)
+        }
+        complete(error)
+    }
+
+    /// Ends the recording after a failure: the file is closed as it is. It is not finished
+    /// (`recordingSuccessfullyFinished` stays false), but with fragments everything flushed
+    /// before the failure stays playable.
+    private func abort(_ failure: CaptureError) {
+        guard !finished else { return }
+        onEvent(.willFinish)
+        muxer.closeFile()
+        var error = failure
+        if configuration.fragmentInterval != nil {
+            error.message += "; the file plays up to the last fragment written"
+        }
+        complete(error)
+    }
+
+    private func complete(_ error: CaptureError?) {
+        finished = true
+        queue.close()
+        let size = (try? FileManager.default.attributesOfItem(atPath: muxer.path)[.size] as? Int64) ?? nil
+        progress.withLock { $0.fileSize = size ?? $0.fileSize }
+        onEvent(.finished(error))
+    }
+
+    /// Ends the encoder thread without finishing the file (the output went away).
+    func cancel() {
+        queue.close()
+        worker?.stop()
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// The hand-over from device threads to a recording's encoder thread: samples and control
+/// commands in arrival order. Deeper than a data output's queue (a movie keeps every frame it
+/// can); when full, a live device's sample is refused and counted, while a device that is not
+/// live (an unpaced file) is held back until there is room, so offline recording loses nothing.
+final class RecordingQueue: @unchecked Sendable {
+    enum Item: Sendable {
+        case sample(SampleBuffer)
+        case pause(at: MediaTime)
+        case resume(at: MediaTime)
+        case stop(at: MediaTime, reason: MovieRecording.StopReason)
+    }
+
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var items: [Item] = []
+    private var head = 0
+    private var queuedVideo = 0
+    private var queuedAudio = 0
+    private var closed = false
+
+    /// About 1.5 s of 30 fps video and 5 s of 10 ms audio buffers.
+    static let videoCapacity = 45
+    static let audioCapacity = 500
+
+    /// Queues a sample; returns false when it was refused (queue full on a live device, or
+    /// the recording is over).
+    func push(_ sample: SampleBuffer, holdBack: Bool) -> Bool {
+        let video = sample.mediaType == .video
+        condition.lock()
+        defer { condition.unlock() }
+        while !closed, isFull(video: video) {
+            guard holdBack else { return false }
+            condition.wait()
+        }
+        guard !closed else { return false }
+        if video { queuedVideo += 1 } else { queuedAudio += 1 }
+        items.append(.sample(sample))
+        condition.broadcast()
+        return true
+    }
+
+    private func isFull(video: Bool) -> Bool {
+        video ? queuedVideo >= Self.videoCapacity : queuedAudio >= Self.audioCapacity
+    }
+
+    /// Queues a command; never refused before `close()`.
+    func push(_ item: Item) {
+        condition.lock()
+        if !closed {
+            items.append(item)
+            condition.broadcast()
+        }
+        condition.unlock()
+    }
+
+    /// The next item, or nil when nothing arrives before `deadline`.
+    func pop(before deadline: Date) -> Item? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == items.count {
+            if closed || !condition.wait(until: deadline) { return nil }
+        }
+        let item = items[head]
+        head += 1
+        if head > 256, head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        if case .sample(let sample) = item {
+            if sample.mediaType == .video { queuedVideo -= 1 } else { queuedAudio -= 1 }
+        }
+        condition.broadcast()
+        return item
+    }
+
+    /// Ends the queue: waiting producers return, further pushes are refused.
+    func close() {
+        condition.lock()
+        closed = true
+        items.removeAll()
+        head = 0
+        condition.broadcast()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// One captured photo (`AVCapturePhoto`): the encoded file, the frame it was made from, its
+/// EXIF metadata, when it was captured and with which settings.
+///
+/// ```swift
+/// let photo = try await photoOutput.capturePhoto(with: CapturePhotoSettings())
+/// try photo.fileDataRepresentation()!.write(to: URL(fileURLWithPath: "photo.jpg"))
+/// ```
+public final class CapturePhoto: Sendable {
+    /// The request's settings as resolved.
+    public let resolvedSettings: CaptureResolvedPhotoSettings
+    /// When the frame was captured, on the session clock (`CLOCK_MONOTONIC`), as the frame's
+    /// presentation time; `.invalid` for a failed capture.
+    public let timestamp: MediaTime
+    /// The device's index of the frame the photo was made from (its ``SampleBuffer/sequenceNumber``);
+    /// nil for a failed capture. For the virtual camera, `TestPattern.render(frameIndex:)`
+    /// with this index reproduces the frame.
+    public let sourceSequenceNumber: UInt64?
+    /// The EXIF metadata written into the file (`metadata`).
+    public let metadata: EXIFMetadata
+    private let fileData: Data?
+    /// The frame as the device delivered it. Held by reference: no copy is made.
+    let source: SampleBuffer?
+    /// The photo's size before any pixel turn: the frame's, or what it was scaled down to.
+    let frameDimensions: PhotoDimensions
+
+    init(resolvedSettings: CaptureResolvedPhotoSettings, source: SampleBuffer?, frameDimensions: PhotoDimensions,
+         metadata: EXIFMetadata, fileData: Data?) {
+        self.resolvedSettings = resolvedSettings
+        self.source = source
+        self.frameDimensions = frameDimensions
+        timestamp = source?.presentationTimeStamp ?? .invalid
+        sourceSequenceNumber = source?.sequenceNumber
+        self.metadata = metadata
+        self.fileData = fileData
+    }
+
+    /// The photo's file, ready to write (`fileDataRepresentation()`): JPEG, PNG or HEIF as
+    /// asked; nil when the capture failed.
+    public func fileDataRepresentation() -> Data? { fileData }
+
+    /// The file format.
+    public var fileType: PhotoFileType { resolvedSettings.fileType }
+
+    /// The uncompressed picture (`pixelBuffer`): the camera's frame in its own pixel format,
+    /// scaled to the photo's size when the photo is smaller than the frame, and not turned (its
+    /// orientation is in ``metadata``). The frame itself when no scaling was needed; nil for a
+    /// failed capture.
+    public var pixelBuffer: PixelBuffer? {
+        guard let source, let frame = source.pixelBuffer else { return nil }
+        let size = frameDimensions
+        if size.width == frame.width && size.height == frame.height { return frame }
+        return try? source.converted(to: VideoTarget(width: size.width, height: size.height)).pixelBuffer
+    }
+}

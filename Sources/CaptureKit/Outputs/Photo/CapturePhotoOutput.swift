@@ -1,0 +1,115 @@
+import Dispatch
+import Synchronization
+
+/// Takes still photos from a running session (`AVCapturePhotoOutput`): JPEG, PNG or HEIF with
+/// EXIF metadata (orientation, capture time, camera), up to the camera's largest size.
+///
+/// ```swift
+/// let photos = CapturePhotoOutput()
+/// try session.addOutput(photos)
+/// try await session.start()
+/// let photo = try await photos.capturePhoto(with: CapturePhotoSettings(fileType: .jpeg))
+/// try photo.fileDataRepresentation()!.write(to: URL(fileURLWithPath: "shot.jpg"))
+/// ```
+///
+/// A photo is made from the next frame the session delivers after the request, so it costs
+/// at most one frame interval plus encoding, and needs no restart; data outputs and a movie
+/// recording keep running meanwhile. Encoding runs on a thread of the output's own. Requests
+/// may overlap: each is served in the order it was made, and every request made while the
+/// same frame was awaited gets that frame.
+///
+/// When ``CapturePhotoSettings/maxPhotoDimensions`` asks for more pixels than the camera
+/// streams, and the camera has a larger format within that size, the camera switches to it for
+/// the shot and back (the photo then takes a few frame intervals). The switch is skipped —
+/// the photo comes at the streaming size — while an output that cannot take a change of frame
+/// size (a movie file output) records from the same camera.
+public final class CapturePhotoOutput: CaptureOutput, @unchecked Sendable {
+    let engine = PhotoCaptureEngine(threadName: "CaptureKit.photoOutput")
+    private let ceiling = Mutex<PhotoDimensions?>(nil)
+    /// Where delegates registered without a queue are called: one serial queue, so the calls of
+    /// successive requests keep their order.
+    private let callbackQueue = DispatchQueue(label: "CaptureKit.photoOutput.delegate")
+
+    /// A photo output; add it to a session with a camera input.
+    public override init() {
+        super.init()
+    }
+
+    // MARK: Capabilities
+
+    /// The file types photos can be written in here (`availablePhotoFileTypes`): JPEG and PNG
+    /// always, HEIF when libheif has an HEVC encoder. Asking for another one fails the request
+    /// with `.unsupportedFormat`.
+    public var availablePhotoFileTypes: [PhotoFileType] { PhotoFileType.allCases.filter(\.isEncodable) }
+
+    /// The flash modes the connected camera supports (`supportedFlashModes`); `[.off]` when it
+    /// has no flash or torch, or no camera is connected. Another mode fails the request with
+    /// `.invalidArgument`.
+    public var supportedFlashModes: [CaptureDevice.FlashMode] {
+        connection(with: .video)?.device?.supportedPhotoFlashModes ?? [.off]
+    }
+
+    /// Every frame size the connected camera has, smallest first: the sizes a photo can be
+    /// taken at without scaling (`supportedMaxPhotoDimensions`).
+    public var supportedMaxPhotoDimensions: [PhotoDimensions] {
+        guard let device = connection(with: .video)?.device else { return [] }
+        let sizes = Set(device.formats.filter { $0.mediaType == .video }.map { PhotoDimensions(width: $0.width, height: $0.height) })
+        return sizes.sorted { ($0.pixelCount, $0.width) < ($1.pixelCount, $1.width) }
+    }
+
+    /// The largest ``CapturePhotoSettings/maxPhotoDimensions`` a request may ask for; nil (the
+    /// default) allows up to the camera's largest format. A request beyond it fails with
+    /// `.invalidArgument`.
+    public var maxPhotoDimensions: PhotoDimensions? {
+        get { ceiling.withLock { $0 } }
+        set { ceiling.withLock { $0 = newValue } }
+    }
+
+    /// Photo requests made and not yet finished.
+    public var inFlightCaptureCount: Int { engine.inFlightCount }
+
+    // MARK: Capturing
+
+    /// Takes a photo (`capturePhoto(with:delegate:)`). `delegate` is called on `queue` (on a
+    /// serial queue of the output's own when nil) with willBeginCapture, willCapturePhoto,
+    /// didCapturePhoto, didFinishProcessingPhoto and didFinishCapture, once each and in order —
+    /// also when the request fails: a stopped session, an output in no session, an unavailable
+    /// file type or flash mode, or reused settings then arrive as the error of the last two.
+    public func capturePhoto(with settings: CapturePhotoSettings, delegate: any CapturePhotoCaptureDelegate, queue: DispatchQueue? = nil) {
+        engine.submit(settings, sink: .delegate(delegate, queue ?? callbackQueue, self), owner: self,
+                      fileTypes: availablePhotoFileTypes, ceiling: maxPhotoDimensions)
+    }
+
+    /// Takes a photo and returns it once it is encoded: the async form of
+    /// ``capturePhoto(with:delegate:queue:)``. Throws what the delegate would receive as error.
+    public func capturePhoto(with settings: CapturePhotoSettings = CapturePhotoSettings()) async throws(CaptureError) -> CapturePhoto {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<CapturePhoto, CaptureError>, Never>) in
+            engine.submit(settings, sink: .completion { continuation.resume(returning: $0) }, owner: self,
+                          fileTypes: availablePhotoFileTypes, ceiling: maxPhotoDimensions)
+        }
+        return try result.get()
+    }
+
+    // MARK: Session side
+
+    override var acceptedMediaTypes: Set<MediaType> { [.video] }
+
+    override func receive(_ sample: SampleBuffer, from connection: CaptureConnection) {
+        engine.receive(sample)
+    }
+
+    override func attach(to session: CaptureSession?) {
+        super.attach(to: session)
+        if session == nil {
+            engine.failWaiting(with: .invalidState("the output was removed from its session before the photo's frame arrived"))
+        }
+    }
+
+    override func sessionDidStopRunning() {
+        engine.failWaiting(with: .invalidState("the session stopped before the photo's frame arrived"))
+    }
+
+    override func sessionWasInterrupted(_ reason: CaptureSession.InterruptionReason) {
+        engine.failWaiting(with: CaptureError(.deviceDisconnected, "the camera went away before the photo's frame arrived"))
+    }
+}

@@ -1,0 +1,49 @@
+import Synchronization
+
+/// What one photo request asks for (`AVCapturePhotoSettings`): file format, quality, largest
+/// size, flash, and whether orientation is burned into the pixels. Each settings value has its
+/// own ``uniqueID`` and can be used for one request only; make a fresh one, or a copy with a
+/// new identifier with ``init(from:)``, for the next.
+///
+/// ```swift
+/// var settings = CapturePhotoSettings(fileType: .jpeg)
+/// settings.quality = 0.95
+/// settings.maxPhotoDimensions = PhotoDimensions(width: 1920, height: 1080)
+/// let photo = try await photoOutput.capturePhoto(with: settings)
+/// ```
+public struct CapturePhotoSettings: Sendable, Hashable {
+    private static let nextID = Atomic<Int64>(1)
+
+    /// Identifies the request in every delegate call and in the resolved settings.
+    public let uniqueID: Int64
+    /// The file format (``CapturePhotoOutput/availablePhotoFileTypes`` lists what works here).
+    public var fileType: PhotoFileType
+    /// Compression quality in 0...1 (`AVVideoQualityKey`) for JPEG and HEIF; 0.9 by default.
+    /// PNG is lossless and ignores it.
+    public var quality: Double = 0.9
+    /// The largest photo wanted. Nil (the default) takes the photo at the size the camera
+    /// streams. Larger than that, up to the device's largest format, switches the camera to
+    /// that format for the shot (see ``CapturePhotoOutput``); smaller scales the frame down.
+    public var maxPhotoDimensions: PhotoDimensions?
+    /// The flash (``CapturePhotoOutput/supportedFlashModes`` lists what the device can do).
+    public var flashMode: CaptureDevice.FlashMode = .off
+    /// When false (the default) the connection's rotation and mirroring are written as the
+    /// EXIF orientation and the pixels stay as the sensor delivered them; when true the pixels
+    /// are turned and the orientation written is `.up`.
+    public var appliesOrientationToPixels = false
+
+    /// Settings for a photo in `fileType` (JPEG by default) with a new ``uniqueID``.
+    public init(fileType: PhotoFileType = .jpeg) {
+        uniqueID = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        self.fileType = fileType
+    }
+
+    /// A copy of `settings` with a new ``uniqueID`` (`init(from:)`), for the next request.
+    public init(from settings: CapturePhotoSettings) {
+        self.init(fileType: settings.fileType)
+        quality = settings.quality
+        maxPhotoDimensions = settings.maxPhotoDimensions
+        flashMode = settings.flashMode
+        appliesOrientationToPixels = settings.appliesOrientationToPixels
+    }
+}

@@ -1,0 +1,55 @@
+/// What a photo request turned into once the output resolved it against the device and the
+/// connection (`AVCaptureResolvedPhotoSettings`). Every delegate call carries it.
+public struct CaptureResolvedPhotoSettings: Sendable, Hashable {
+    /// The ``CapturePhotoSettings/uniqueID`` of the request.
+    public let uniqueID: Int64
+    /// The file format.
+    public let fileType: PhotoFileType
+    /// The compression quality used (0...1).
+    public let quality: Double
+    /// The size of the stored picture (after scaling and any pixel turn); zero when the request
+    /// failed before it was resolved.
+    public let photoDimensions: PhotoDimensions
+    /// The flash mode in effect.
+    public let flashMode: CaptureDevice.FlashMode
+    /// The EXIF orientation written to the file: the connection's rotation and mirroring, or
+    /// `.up` when ``appliesOrientationToPixels``.
+    public let orientation: EXIFOrientation
+    /// Whether the pixels were turned to the connection's orientation.
+    public let appliesOrientationToPixels: Bool
+    /// Whether the device is switched to a larger format for this shot (and back after it).
+    public let switchesDeviceFormat: Bool
+
+    /// Whether the flash fires (`isFlashEnabled`).
+    public var isFlashEnabled: Bool { flashMode == .on }
+
+    /// Photos the request delivers: always one.
+    public var expectedPhotoCount: Int { 1 }
+
+    init(uniqueID: Int64, fileType: PhotoFileType, quality: Double, photoDimensions: PhotoDimensions,
+         flashMode: CaptureDevice.FlashMode, orientation: EXIFOrientation, appliesOrientationToPixels: Bool,
+         switchesDeviceFormat: Bool) {
+        self.uniqueID = uniqueID
+        self.fileType = fileType
+        self.quality = quality
+        self.photoDimensions = photoDimensions
+        self.flashMode = flashMode
+        self.orientation = orientation
+        self.appliesOrientationToPixels = appliesOrientationToPixels
+        self.switchesDeviceFormat = switchesDeviceFormat
+    }
+
+    /// What is known of a request refused before resolution.
+    init(unresolved settings: CapturePhotoSettings) {
+        self.init(uniqueID: settings.uniqueID, fileType: settings.fileType, quality: settings.quality,
+                  photoDimensions: PhotoDimensions(width: 0, height: 0), flashMode: settings.flashMode,
+                  orientation: .up, appliesOrientationToPixels: settings.appliesOrientationToPixels, switchesDeviceFormat: false)
+    }
+
+    /// The same settings with the dimensions the photo really has.
+    func with(photoDimensions: PhotoDimensions) -> CaptureResolvedPhotoSettings {
+        CaptureResolvedPhotoSettings(uniqueID: uniqueID, fileType: fileType, quality: quality, photoDimensions: photoDimensions,
+                                     flashMode: flashMode, orientation: orientation,
+                                     appliesOrientationToPixels: appliesOrientationToPixels, switchesDeviceFormat: switchesDeviceFormat)
+    }
+}

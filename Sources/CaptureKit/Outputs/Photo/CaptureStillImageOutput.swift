@@ -1,0 +1,134 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Takes JPEG stills with the shape of the older `AVCaptureStillImageOutput`, so code written
+/// for it (like the "capture still image" flow of many iOS apps) ports as it is. It runs on the
+/// same machinery as ``CapturePhotoOutput``: next-frame latency, EXIF orientation from the
+/// connection, encoding off the device thread.
+///
+/// ```swift
+/// let stills = CaptureStillImageOutput()
+/// stills.outputSettings = .init(codec: .jpeg)
+/// try session.addOutput(stills)
+/// let connection = stills.connection(with: .video)!
+/// connection.videoOrientation = .portrait
+/// stills.captureStillImageAsynchronously(from: connection) { buffer, error in
+///     guard let buffer else { return print(error!) }
+///     let jpeg = CaptureStillImageOutput.jpegStillImageDataRepresentation(buffer)
+/// }
+/// ```
+public final class CaptureStillImageOutput: CaptureOutput, @unchecked Sendable {
+    /// What stills are encoded as (the `outputSettings` dictionary: `AVVideoCodecKey`,
+    /// `AVVideoQualityKey`).
+    public struct OutputSettings: Sendable, Hashable {
+        /// The codec; only `.jpeg` is available (``availableImageDataCodecTypes``).
+        public var codec: PhotoFileType
+        /// JPEG quality in 0...1.
+        public var quality: Double
+
+        /// Settings for `codec` (JPEG by default) at `quality`.
+        public init(codec: PhotoFileType = .jpeg, quality: Double = 0.9) {
+            self.codec = codec
+            self.quality = quality
+        }
+    }
+
+    let engine = PhotoCaptureEngine(threadName: "CaptureKit.stillImageOutput")
+    private let settings = Mutex(OutputSettings())
+    private let callbackQueue = DispatchQueue(label: "CaptureKit.stillImageOutput.completion")
+
+    /// A still image output producing JPEG.
+    public override init() {
+        super.init()
+    }
+
+    /// The codec and quality of the stills (`outputSettings`).
+    public var outputSettings: OutputSettings {
+        get { settings.withLock { $0 } }
+        set { settings.withLock { $0 = newValue } }
+    }
+
+    /// The codecs ``outputSettings`` may name (`availableImageDataCodecTypes`): JPEG. Another
+    /// one fails the capture with `.unsupportedFormat`.
+    public var availableImageDataCodecTypes: [PhotoFileType] { [.jpeg] }
+
+    /// Whether a still is being taken (`isCapturingStillImage`).
+    public var isCapturingStillImage: Bool { engine.inFlightCount > 0 }
+
+    /// Takes a still from the next frame of `connection` (which must be this output's) and calls
+    /// `completionHandler` on a serial queue of the output's own with a sample buffer holding
+    /// the frame — pass it to ``jpegStillImageDataRepresentation(_:)`` for the JPEG — or nil and
+    /// the error (`captureStillImageAsynchronously(from:completionHandler:)`).
+    public func captureStillImageAsynchronously(from connection: CaptureConnection,
+                                                completionHandler: @escaping @Sendable (SampleBuffer?, CaptureError?) -> Void) {
+        let queue = callbackQueue
+        let finish: @Sendable (Result<CapturePhoto, CaptureError>) -> Void = { result in
+            switch result {
+            case .success(let photo):
+                guard let source = photo.source, let frame = photo.pixelBuffer, let jpeg = photo.fileDataRepresentation() else {
+                    queue.async { completionHandler(nil, .internalError("a still was captured without a frame or JPEG data")) }
+                    return
+                }
+                let buffer = SampleBuffer(media: .video(frame), presentationTimeStamp: source.presentationTimeStamp,
+                                          duration: source.duration, sequenceNumber: source.sequenceNumber)
+                StillImageData.attach(jpeg, to: buffer)
+                queue.async { completionHandler(buffer, nil) }
+            case .failure(let error):
+                queue.async { completionHandler(nil, error) }
+            }
+        }
+        guard connection.output === self else {
+            let refused = CapturePhotoSettings(fileType: outputSettings.codec)
+            let error = CaptureError.invalidArgument("the connection passed to captureStillImageAsynchronously(from:) is not this output's; use connection(with: .video)")
+            engine.submitRefused(refused, error: error, sink: .completion(finish))
+            return
+        }
+        let current = outputSettings
+        var request = CapturePhotoSettings(fileType: current.codec)
+        request.quality = current.quality
+        engine.submit(request, sink: .completion(finish), owner: self, fileTypes: availableImageDataCodecTypes, ceiling: nil)
+    }
+
+    /// The async form of ``captureStillImageAsynchronously(from:completionHandler:)``.
+    public func captureStillImage(from connection: CaptureConnection) async throws(CaptureError) -> SampleBuffer {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<SampleBuffer, CaptureError>, Never>) in
+            captureStillImageAsynchronously(from: connection) { buffer, error in
+                continuation.resume(returning: buffer.map { .success($0) } ?? .failure(error ?? .internalError("no still and no error")))
+            }
+        }
+        return try result.get()
+    }
+
+    /// The JPEG file of a still (`jpegStillImageNSDataRepresentation(_:)`): the bytes encoded
+    /// at capture, with EXIF, for a buffer this output delivered; any other video sample buffer
+    /// is encoded now (quality 0.9, no EXIF). Nil for audio.
+    public static func jpegStillImageDataRepresentation(_ sampleBuffer: SampleBuffer) -> Data? {
+        if let data = StillImageData.data(for: sampleBuffer) { return data }
+        guard let frame = sampleBuffer.pixelBuffer else { return nil }
+        return try? JPEGEncoder.encode(frame, quality: 90, metadata: nil)
+    }
+
+    // MARK: Session side
+
+    override var acceptedMediaTypes: Set<MediaType> { [.video] }
+
+    override func receive(_ sample: SampleBuffer, from connection: CaptureConnection) {
+        engine.receive(sample)
+    }
+
+    override func attach(to session: CaptureSession?) {
+        super.attach(to: session)
+        if session == nil {
+            engine.failWaiting(with: .invalidState("the output was removed from its session before the still's frame arrived"))
+        }
+    }
+
+    override func sessionDidStopRunning() {
+        engine.failWaiting(with: .invalidState("the session stopped before the still's frame arrived"))
+    }
+
+    override func sessionWasInterrupted(_ reason: CaptureSession.InterruptionReason) {
+        engine.failWaiting(with: CaptureError(.deviceDisconnected, "the camera went away before the still's frame arrived"))
+    }
+}

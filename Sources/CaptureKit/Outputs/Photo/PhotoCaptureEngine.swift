@@ -1,0 +1,291 @@
+import Foundation
+import Synchronization
+
+/// The photo machinery behind ``CapturePhotoOutput`` and ``CaptureStillImageOutput``: accepts
+/// requests, gives each the next frame the session delivers, encodes off the device thread and
+/// reports every request exactly once per stage, in the order the requests were made.
+///
+/// Frames are only looked at while a request is armed: when none is, ``receive(_:)`` is one
+/// atomic load. The worker thread exists only while requests are queued, and a queued request
+/// keeps its output alive until it has reported.
+final class PhotoCaptureEngine: @unchecked Sendable {
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var queue: [PhotoRequest] = []
+    private var armed: [PhotoRequest] = []
+    private var usedIDs = Set<Int64>()
+    private var workerRunning = false
+    /// Read on the device thread for every frame, so kept outside the lock.
+    private let armedCount = Atomic<Int>(0)
+    private let threadName: String
+
+    init(threadName: String) {
+        self.threadName = threadName
+    }
+
+    /// Requests accepted and not yet reported to the end.
+    var inFlightCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.count
+    }
+
+    // MARK: Requests
+
+    /// Checks and resolves `settings` for the output `owner`, then queues the request. A request
+    /// that cannot be served is queued too, already failed, so it reports in order.
+    func submit(_ settings: CapturePhotoSettings, sink: PhotoSink, owner: CaptureOutput,
+                fileTypes: [PhotoFileType], ceiling: PhotoDimensions?) {
+        let request: PhotoRequest
+        do throws(CaptureError) {
+            request = try resolve(settings, sink: sink, owner: owner, fileTypes: fileTypes, ceiling: ceiling)
+        } catch {
+            request = PhotoRequest(refused: error, settings: settings, sink: sink)
+        }
+        enqueue(request)
+    }
+
+    private func enqueue(_ request: PhotoRequest) {
+        condition.lock()
+        // Under the lock, so the order of willBegin is the order of the queue, and before the
+        // request is armed, so willBegin is on its queue before willCapture can be.
+        request.sink.willBegin(request.resolved)
+        queue.append(request)
+        if request.failure != nil { announceCapture(request) }
+        let armsNow = request.failure == nil && request.plan?.stillFormat == nil
+        if armsNow { arm(request) }
+        if !workerRunning {
+            workerRunning = true
+            let thread = Thread { [self] in drain() }
+            thread.name = threadName
+            thread.start()
+        }
+        condition.unlock()
+        // A session that stopped between the checks and the arming tells no one about it.
+        if armsNow, let session = request.session, !session.isRunning {
+            fail(request, with: .invalidState("the session stopped before the photo's frame arrived"))
+        }
+    }
+
+    /// Queues a request refused by the caller's own checks, so it reports in order.
+    func submitRefused(_ settings: CapturePhotoSettings, error: CaptureError, sink: PhotoSink) {
+        enqueue(PhotoRequest(refused: error, settings: settings, sink: sink))
+    }
+
+    private func resolve(_ settings: CapturePhotoSettings, sink: PhotoSink, owner: CaptureOutput,
+                         fileTypes: [PhotoFileType], ceiling: PhotoDimensions?) throws(CaptureError) -> PhotoRequest {
+        condition.lock()
+        let fresh = usedIDs.insert(settings.uniqueID).inserted
+        condition.unlock()
+        guard fresh else {
+            throw .invalidArgument("photo settings \(settings.uniqueID) were already used: make new settings, or a copy with CapturePhotoSettings(from:)")
+        }
+        guard fileTypes.contains(settings.fileType), settings.fileType.isEncodable else {
+            throw CaptureError(.unsupportedFormat, "\(settings.fileType) photos cannot be written here; available: \(fileTypes.filter(\.isEncodable).map(\.rawValue).joined(separator: ", "))")
+        }
+        guard settings.quality.isFinite, (0...1).contains(settings.quality) else {
+            throw .invalidArgument("photo quality \(settings.quality) is out of range (0...1)")
+        }
+        if let wanted = settings.maxPhotoDimensions {
+            guard wanted.width > 0, wanted.height > 0 else { throw .invalidArgument("maxPhotoDimensions \(wanted) must be positive") }
+            if let ceiling, !wanted.fits(in: ceiling) {
+                throw .invalidArgument("maxPhotoDimensions \(wanted) exceeds the output's maxPhotoDimensions \(ceiling)")
+            }
+        }
+        guard let session = owner.session else {
+            throw .invalidState("the photo output is not in a session: add it with session.addOutput(_:) first")
+        }
+        guard let connection = owner.connection(with: .video), let device = connection.device else {
+            throw .invalidState("no camera feeds the photo output: add a camera input to its session")
+        }
+        guard connection.isEnabled else { throw .invalidState("the photo output's connection is disabled") }
+        switch session.state {
+        case .running: break
+        case .interrupted:
+            throw CaptureError(.deviceDisconnected, "\(device.localizedName) is not available: the session is interrupted", deviceID: device.uniqueID)
+        default:
+            throw .invalidState("the session is \(session.state.rawValue): start it with startRunning() before capturing photos")
+        }
+        guard device.supportedPhotoFlashModes.contains(settings.flashMode) else {
+            throw CaptureError(.invalidArgument, "flash mode '\(settings.flashMode.rawValue)' is not supported by \(device.localizedName) (supported: \(device.supportedPhotoFlashModes.map(\.rawValue).joined(separator: ", ")))",
+                               deviceID: device.uniqueID)
+        }
+
+        let active = device.activeFormat
+        let activeSize = PhotoDimensions(width: active.width, height: active.height)
+        let box = settings.maxPhotoDimensions ?? activeSize
+        let stillFormat = Self.stillFormat(for: box, on: device, in: session)
+        let frameSize = stillFormat.map { PhotoDimensions(width: $0.width, height: $0.height) } ?? activeSize.scaledToFit(box)
+        let orientation = EXIFOrientation(rotationAngle: connection.videoRotationAngle, isMirrored: connection.isVideoMirrored)
+        let turns = settings.appliesOrientationToPixels && orientation.swapsDimensions
+        let resolved = CaptureResolvedPhotoSettings(
+            uniqueID: settings.uniqueID, fileType: settings.fileType, quality: settings.quality,
+            photoDimensions: turns ? PhotoDimensions(width: frameSize.height, height: frameSize.width) : frameSize,
+            flashMode: settings.flashMode, orientation: settings.appliesOrientationToPixels ? .up : orientation,
+            appliesOrientationToPixels: settings.appliesOrientationToPixels, switchesDeviceFormat: stillFormat != nil)
+        // A few frame intervals, and never less than a few seconds: the frame is due within one.
+        let interval = max(device.activeVideoMaxFrameDuration.seconds, stillFormat.map { $0.maxFrameDuration.seconds } ?? 0)
+        let plan = PhotoPlan(settings: settings, box: box, stillFormat: stillFormat, orientation: orientation,
+                             make: device.manufacturer, model: device.localizedName, hasFlash: device.hasPhotoFlash,
+                             frameTimeoutSeconds: max(3, (interval.isFinite ? interval : 0) * 5) + (stillFormat == nil ? 0 : 2))
+        return PhotoRequest(plan: plan, resolved: resolved, sink: sink, session: session, device: device)
+    }
+
+    /// The device format to switch to so the photo gets more pixels than the stream has, within
+    /// `box`; nil when the active format is already the best fit, or when another output on the
+    /// device could not take a change of frame size (a recording movie file).
+    static func stillFormat(for box: PhotoDimensions, on device: CaptureDevice, in session: CaptureSession) -> CaptureDevice.Format? {
+        let active = device.activeFormat
+        let larger = device.formats.filter {
+            $0.mediaType == .video && $0.width <= box.width && $0.height <= box.height && $0.width * $0.height > active.width * active.height
+        }
+        guard !larger.isEmpty else { return nil }
+        let blocked = session.connections.contains { connection in
+            guard connection.device == device, connection.isEnabled, let output = connection.output else { return false }
+            return !(output is SampleBufferOutput || output is CapturePhotoOutput || output is CaptureStillImageOutput)
+        }
+        guard !blocked else { return nil }
+        return larger.max { a, b in
+            if a.width * a.height != b.width * b.height { return a.width * a.height < b.width * b.height }
+            return (a.pixelFormat == active.pixelFormat ? 1 : 0) < (b.pixelFormat == active.pixelFormat ? 1 : 0)
+        }
+    }
+
+    // MARK: Frames (device thread)
+
+    /// Must be called with the lock held.
+    private func arm(_ request: PhotoRequest) {
+        armed.append(request)
+        armedCount.store(armed.count, ordering: .releasing)
+    }
+
+    /// Gives `sample` to every armed request it suits. Runs on the device thread.
+    func receive(_ sample: SampleBuffer) {
+        guard armedCount.load(ordering: .acquiring) > 0, let frame = sample.pixelBuffer else { return }
+        condition.lock()
+        var assigned = false
+        armed.removeAll { request in
+            if let required = request.requiredDimensions, required.width != frame.width || required.height != frame.height { return false }
+            request.frame = sample
+            announceCapture(request)
+            assigned = true
+            return true
+        }
+        armedCount.store(armed.count, ordering: .releasing)
+        if assigned { condition.broadcast() }
+        condition.unlock()
+    }
+
+    /// Must be called with the lock held, so `willCapture` is queued before the worker can
+    /// finish the request.
+    private func announceCapture(_ request: PhotoRequest) {
+        guard !request.announcedCapture else { return }
+        request.announcedCapture = true
+        request.sink.captured(request.resolved)
+    }
+
+    /// Fails every request still waiting for its frame (the session stopped, or its camera went
+    /// away).
+    func failWaiting(with error: CaptureError) {
+        condition.lock()
+        for request in queue where request.frame == nil && request.failure == nil { failLocked(request, with: error) }
+        condition.unlock()
+    }
+
+    private func fail(_ request: PhotoRequest, with error: CaptureError) {
+        condition.lock()
+        failLocked(request, with: error)
+        condition.unlock()
+    }
+
+    /// Must be called with the lock held. A request that already has its frame keeps it.
+    private func failLocked(_ request: PhotoRequest, with error: CaptureError) {
+        guard request.frame == nil, request.failure == nil else { return }
+        request.failure = error
+        armed.removeAll { $0 === request }
+        armedCount.store(armed.count, ordering: .releasing)
+        announceCapture(request)
+        condition.broadcast()
+    }
+
+    // MARK: Worker
+
+    /// Serves the queue in order until it is empty, then ends the thread.
+    private func drain() {
+        while true {
+            condition.lock()
+            guard let request = queue.first else {
+                workerRunning = false
+                condition.unlock()
+                return
+            }
+            condition.unlock()
+            serve(request)
+        }
+    }
+
+    /// Takes the served request off the queue, then reports its end, so whoever is told the
+    /// request is over no longer sees it in flight.
+    private func complete(_ request: PhotoRequest, with photo: CapturePhoto, error: CaptureError?) {
+        condition.lock()
+        if queue.first === request { queue.removeFirst() }
+        condition.unlock()
+        request.sink.finished(photo, error: error)
+    }
+
+    private func serve(_ request: PhotoRequest) {
+        if let plan = request.plan, let format = plan.stillFormat, let session = request.session, let device = request.device {
+            condition.lock()
+            let pending = request.failure == nil
+            condition.unlock()
+            if pending {
+                do throws(CaptureError) {
+                    try session.streamingStillFormat(format, on: device) {
+                        condition.lock()
+                        request.requiredDimensions = PhotoDimensions(width: format.width, height: format.height)
+                        arm(request)
+                        condition.unlock()
+                        waitForFrame(request, timeout: plan.frameTimeoutSeconds)
+                    }
+                } catch {
+                    fail(request, with: error)
+                }
+            }
+        } else if let plan = request.plan {
+            waitForFrame(request, timeout: plan.frameTimeoutSeconds)
+        }
+
+        condition.lock()
+        let frame = request.frame
+        let failure = request.failure
+        let resolved = request.resolved
+        condition.unlock()
+        guard let frame, let plan = request.plan else {
+            let error = failure ?? .internalError("a photo request ended with neither a frame nor an error")
+            complete(request, with: CapturePhoto(resolvedSettings: resolved, source: nil, frameDimensions: PhotoDimensions(width: 0, height: 0),
+                                                 metadata: EXIFMetadata(), fileData: nil), error: error)
+            return
+        }
+        do throws(CaptureError) {
+            let photo = try PhotoProcessor.makePhoto(from: frame, plan: plan, resolved: resolved)
+            complete(request, with: photo, error: nil)
+        } catch {
+            complete(request, with: CapturePhoto(resolvedSettings: resolved, source: frame, frameDimensions: PhotoDimensions(width: 0, height: 0),
+                                                 metadata: EXIFMetadata(), fileData: nil), error: error)
+        }
+    }
+
+    /// Waits until the request has its frame or has failed; fails it at the deadline.
+    private func waitForFrame(_ request: PhotoRequest, timeout: Double) {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        while request.frame == nil, request.failure == nil {
+            if !condition.wait(until: deadline), request.frame == nil, request.failure == nil {
+                let name = request.device?.localizedName ?? "the camera"
+                failLocked(request, with: CaptureError(.invalidState, "no frame arrived from \(name) within \(Int(timeout.rounded())) s for the photo",
+                                                       deviceID: request.device?.uniqueID))
+            }
+        }
+        condition.unlock()
+    }
+}

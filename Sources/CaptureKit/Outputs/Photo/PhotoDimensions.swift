@@ -1,0 +1,31 @@
+/// The size of a photo in pixels (`CMVideoDimensions` as used by `maxPhotoDimensions`).
+public struct PhotoDimensions: Sendable, Hashable, CustomStringConvertible {
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+
+    /// A size.
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// Width × height.
+    public var pixelCount: Int { width * height }
+
+    /// Whether both sides are at most those of `other`.
+    public func fits(in other: PhotoDimensions) -> Bool { width <= other.width && height <= other.height }
+
+    public var description: String { "\(width)x\(height)" }
+
+    /// This size scaled down (never up), keeping its aspect ratio, to fit inside `box`; sides
+    /// stay even so 4:2:0 chroma keeps whole samples.
+    func scaledToFit(_ box: PhotoDimensions) -> PhotoDimensions {
+        guard !fits(in: box) else { return self }
+        let scale = min(Double(box.width) / Double(width), Double(box.height) / Double(height))
+        let w = max(2, Int((Double(width) * scale).rounded(.down)) & ~1)
+        let h = max(2, Int((Double(height) * scale).rounded(.down)) & ~1)
+        return PhotoDimensions(width: min(w, box.width), height: min(h, box.height))
+    }
+}

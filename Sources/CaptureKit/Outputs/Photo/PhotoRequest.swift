@@ -1,0 +1,51 @@
+/// How a request will be served, decided when it is made.
+struct PhotoPlan: Sendable {
+    var settings: CapturePhotoSettings
+    /// The largest photo: the frame is scaled down to fit inside it.
+    var box: PhotoDimensions
+    /// The larger device format to switch to for the shot, if any.
+    var stillFormat: CaptureDevice.Format?
+    /// The connection's rotation and mirroring at request time.
+    var orientation: EXIFOrientation
+    var make: String
+    var model: String
+    var hasFlash: Bool
+    /// How long to wait for the frame before failing.
+    var frameTimeoutSeconds: Double
+}
+
+/// One photo request on its way through a ``PhotoCaptureEngine``. Its mutable state is guarded
+/// by the engine's lock.
+final class PhotoRequest: @unchecked Sendable {
+    let plan: PhotoPlan?
+    let sink: PhotoSink
+    let session: CaptureSession?
+    let device: CaptureDevice?
+    var resolved: CaptureResolvedPhotoSettings
+    /// The frame assigned to the request: the first one delivered after it was armed.
+    var frame: SampleBuffer?
+    /// Why the request failed, once it has.
+    var failure: CaptureError?
+    /// Set for a format switch: only a frame of this size is the right one.
+    var requiredDimensions: PhotoDimensions?
+    /// Whether `willCapture`/`didCapture` have gone out.
+    var announcedCapture = false
+
+    init(plan: PhotoPlan, resolved: CaptureResolvedPhotoSettings, sink: PhotoSink, session: CaptureSession, device: CaptureDevice) {
+        self.plan = plan
+        self.resolved = resolved
+        self.sink = sink
+        self.session = session
+        self.device = device
+    }
+
+    /// A request refused before it could be resolved; it still reports, in order.
+    init(refused error: CaptureError, settings: CapturePhotoSettings, sink: PhotoSink) {
+        plan = nil
+        resolved = CaptureResolvedPhotoSettings(unresolved: settings)
+        self.sink = sink
+        session = nil
+        device = nil
+        failure = error
+    }
+}

@@ -1,0 +1,106 @@
+import CaptureKit
+import Foundation
+import Synchronization
+
+/// `capture photo`: takes one photo and writes it.
+enum PhotoCommand: Command {
+    static let name = "photo"
+    static let summary = "take a photo (JPEG, PNG or HEIF with EXIF) and print its size and latency"
+    static let usage = """
+        usage: capture photo OUT [--device ID] [--format jpeg|png|heif] [--quality Q] [--size WxH]
+
+        Starts the default camera, or DEVICE, at its largest frame size, takes a photo from the
+        next frame through a CapturePhotoOutput and writes it to OUT. Prints the path, the photo's
+        dimensions, its size and the capture latency (request to encoded file).
+
+          --device ID       camera unique ID or name (see 'capture devices')
+          --format F        jpeg, png or heif (default: from OUT's extension, else jpeg)
+          --quality Q       compression quality 1...100 for JPEG and HEIF (default 90)
+          --size WxH        largest photo size: smaller scales the frame down, larger (up to the
+                            camera's largest format) switches the camera for the shot
+        """
+
+    static func run(_ words: [String]) throws -> ExitStatus {
+        let arguments = try Arguments(words, options: ["device", "format", "quality", "size"], flags: [])
+        guard arguments.positional.count == 1 else {
+            throw UsageError(arguments.positional.isEmpty ? "missing OUT, the file to write" : "unexpected argument '\(arguments.positional[1])'")
+        }
+        let path = arguments.positional[0]
+        let fileType = try format(arguments.value("format"), path: path)
+        let quality = try arguments.integer("quality", default: 90, in: 1...100)
+        let size = try arguments.size("size")
+
+        let device = try DeviceLookup.find(arguments.value("device"), mediaType: .video)
+        let session = CaptureSession()
+        session.beginConfiguration()
+        try session.addInput(CaptureDeviceInput(device: device))
+        try session.setSessionPreset(session.canSetSessionPreset(.photo) ? .photo : .high)
+        let output = CapturePhotoOutput()
+        try session.addOutput(output)
+        try session.commitConfiguration()
+        guard output.availablePhotoFileTypes.contains(fileType) else {
+            throw CaptureError(.unsupportedFormat, "\(fileType) photos cannot be written on this machine (available: \(output.availablePhotoFileTypes.map(\.rawValue).joined(separator: ", ")))")
+        }
+
+        var settings = CapturePhotoSettings(fileType: fileType)
+        settings.quality = Double(quality) / 100
+        settings.maxPhotoDimensions = size.map { PhotoDimensions(width: $0.width, height: $0.height) }
+        try session.startRunning()
+        defer { try? session.stopRunning() }
+        let waiter = PhotoWaiter()
+        let requested = Monotonic.nanoseconds()
+        output.capturePhoto(with: settings, delegate: waiter)
+        guard waiter.done.wait(timeout: .now() + .seconds(30)) == .success, let (photo, finished) = waiter.result else {
+            throw CaptureError(.internalError, "the photo did not arrive within 30 s")
+        }
+        if let error = waiter.error { throw error }
+        let latency = finished - requested
+        try session.stopRunning()
+
+        guard let data = photo.fileDataRepresentation() else { throw CaptureError(.internalError, "the photo has no file data") }
+        do {
+            try data.write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw CaptureError(.fileError, "cannot write the photo: \(error.localizedDescription)", path: path)
+        }
+        let dimensions = photo.resolvedSettings.photoDimensions
+        Console.print(String(format: "%@: %dx%d %@, %.1f KB, latency %.1f ms (%@ frame %@, orientation %d%@)",
+                             path, dimensions.width, dimensions.height, fileType.rawValue, Double(data.count) / 1024,
+                             Double(latency) / 1e6, device.localizedName, photo.sourceSequenceNumber.map { String($0) } ?? "?",
+                             photo.metadata.orientation.rawValue,
+                             photo.resolvedSettings.switchesDeviceFormat ? ", format switched for the shot" : ""))
+        return .success
+    }
+
+    private static func format(_ name: String?, path: String) throws(UsageError) -> PhotoFileType {
+        if let name {
+            guard let type = PhotoFileType(rawValue: name.lowercased()) else {
+                throw UsageError("--format must be jpeg, png or heif, not '\(name)'")
+            }
+            return type
+        }
+        switch (path as NSString).pathExtension.lowercased() {
+        case "png": return .png
+        case "heic", "heif": return .heif
+        default: return .jpeg
+        }
+    }
+}
+
+/// Waits for one photo: keeps it, its error and when it was ready (`CLOCK_MONOTONIC`).
+final class PhotoWaiter: CapturePhotoCaptureDelegate {
+    let done = DispatchSemaphore(value: 0)
+    private let state = Mutex<(photo: (CapturePhoto, Int64)?, error: CaptureError?)>((nil, nil))
+
+    var result: (CapturePhoto, Int64)? { state.withLock { $0.photo } }
+    var error: CaptureError? { state.withLock { $0.error } }
+
+    func photoOutput(_ output: CapturePhotoOutput, didFinishProcessingPhoto photo: CapturePhoto, error: CaptureError?) {
+        let now = Monotonic.nanoseconds()
+        state.withLock { $0 = ((photo, now), error) }
+    }
+
+    func photoOutput(_ output: CapturePhotoOutput, didFinishCaptureFor resolvedSettings: CaptureResolvedPhotoSettings, error: CaptureError?) {
+        done.signal()
+    }
+}

@@ -1,0 +1,131 @@
+import CaptureKit
+import Dispatch
+import Foundation
+import Synchronization
+
+/// `capture record OUT`: records a movie from a camera (and microphone).
+enum RecordCommand: Command {
+    static let name = "record"
+    static let summary = "record a movie (.mov, .mp4, .mkv) from a camera and microphone"
+    static let usage = """
+        usage: capture record OUT [--device ID] [--audio-device ID | --no-audio] [--duration T]
+                              [--preset P] [--codec h264|hevc|mjpeg] [--fragment T] [--quiet]
+
+        Records OUT (container by extension: .mov, .mp4, .mkv) from the default camera and
+        microphone until --duration has passed, or until SIGINT (Ctrl-C) / SIGTERM; either way
+        the file is finished properly. On a terminal a progress line shows elapsed time, frame
+        rate, dropped samples and size. Exit status 0 when the file is complete; 73 when the
+        disk filled up (the file then plays up to its last fragment); 1 for other failures.
+
+          --device ID        camera unique ID or name, or file:PATH (see 'capture devices')
+          --audio-device ID  microphone unique ID or name, or file:PATH
+          --no-audio         record video only
+          --duration T       stop after T (10s, 1.5m, 500ms); default: until interrupted
+          --preset P         session preset: \(CaptureSession.Preset.allCases.map(\.rawValue).joined(separator: ", ")) (default high)
+          --codec C          video codec: h264 (default), hevc, mjpeg
+          --fragment T       write a self-contained fragment every T (default 1s; 0 = off)
+          --quiet            no progress line
+        """
+
+    static func run(_ words: [String]) throws -> ExitStatus {
+        let arguments = try Arguments(words, options: ["device", "audio-device", "duration", "preset", "codec", "fragment"],
+                                      flags: ["no-audio", "quiet"])
+        guard arguments.positional.count == 1 else { throw UsageError("give exactly one output file") }
+        let url = URL(fileURLWithPath: arguments.positional[0])
+        let duration = try arguments.duration("duration")
+        var preset = CaptureSession.Preset.high
+        if let name = arguments.value("preset") {
+            guard let chosen = CaptureSession.Preset(rawValue: name) else { throw UsageError("unknown preset '\(name)'") }
+            preset = chosen
+        }
+        var settings = MovieOutputSettings()
+        if let name = arguments.value("codec") {
+            guard let codec = MovieOutputSettings.VideoCodec(rawValue: name) else { throw UsageError("unknown codec '\(name)'") }
+            settings.videoCodec = codec
+        }
+        if url.pathExtension.lowercased() == "mkv" { settings.audioCodec = .opus }
+        let fragment: MediaTime
+        if arguments.value("fragment") == "0" {
+            fragment = .invalid
+        } else {
+            fragment = try arguments.duration("fragment") ?? MediaTime(value: 1, timescale: 1)
+        }
+
+        let camera = try DeviceLookup.find(arguments.value("device"), mediaType: .video)
+        let microphone = arguments.has("no-audio") ? nil : try DeviceLookup.find(arguments.value("audio-device"), mediaType: .audio)
+
+        let session = CaptureSession()
+        session.beginConfiguration()
+        try session.addInput(CaptureDeviceInput(device: camera))
+        if let microphone { try session.addInput(CaptureDeviceInput(device: microphone)) }
+        try session.setSessionPreset(preset)
+        let movie = CaptureMovieFileOutput()
+        movie.movieFragmentInterval = fragment
+        if let duration { movie.maxRecordedDuration = duration }
+        try session.addOutput(movie)
+        try session.commitConfiguration()
+        if let video = movie.connection(with: .video) { movie.setOutputSettings(settings, for: video) }
+        if let audio = movie.connection(with: .audio) { movie.setOutputSettings(settings, for: audio) }
+
+        // Signals end the recording properly instead of killing the process; SIGXFSZ is ignored
+        // so a file size limit shows up as a write error (and a finished file), not a crash.
+        signal(SIGXFSZ, SIG_IGN)
+        let interrupt = SignalWatcher(signals: [SIGINT, SIGTERM]) { movie.stopRecording() }
+        defer { interrupt.cancel() }
+
+        try session.startRunning()
+        let finished = RecordingWaiter()
+        do {
+            try movie.startRecording(to: url, recordingDelegate: finished)
+        } catch {
+            try? session.stopRunning()
+            throw error
+        }
+        let progress = !arguments.has("quiet") && isatty(STDERR_FILENO) == 1
+        let started = Monotonic.nanoseconds()
+        while finished.wait(seconds: 0.5) == nil {
+            if progress {
+                let seconds = movie.recordedDuration.seconds
+                let elapsed = Double(Monotonic.nanoseconds() - started) / 1e9
+                let line = String(format: "\r%@  %6.1f s  %5.1f fps  dropped %d  %.1f MB ", url.lastPathComponent, seconds,
+                                  elapsed > 0 ? Double(movie.recordedVideoFrameCount) / elapsed : 0,
+                                  movie.droppedSampleCount, Double(movie.recordedFileSize) / 1e6)
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+        }
+        if progress { FileHandle.standardError.write(Data("\n".utf8)) }
+        try? session.stopRunning()
+        let error = finished.wait(seconds: 0) ?? nil
+        if let clip = movie.lastRecordedMovie {
+            Console.print(String(format: "%@: %.3f s, %d frames, %d bytes, %d dropped", clip.url.path, clip.duration.seconds,
+                                 clip.videoFrameCount, clip.fileSize, clip.droppedSampleCount))
+        }
+        if let error {
+            if error.recordingSuccessfullyFinished {
+                Console.print("stopped: \(error.message)")
+                return .success
+            }
+            throw error
+        }
+        return .success
+    }
+}
+
+/// Waits for `didFinishRecording` and keeps its error.
+final class RecordingWaiter: CaptureFileOutputRecordingDelegate {
+    private let done = DispatchSemaphore(value: 0)
+    private let result = Mutex<CaptureError??>(nil)
+
+    func fileOutput(_ output: CaptureMovieFileOutput, didFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: CaptureError?) {
+        result.withLock { $0 = .some(error) }
+        done.signal()
+    }
+
+    /// The recording's outcome (`.some(nil)` = finished without error), or nil while it runs.
+    func wait(seconds: Double) -> CaptureError?? {
+        if let outcome = result.withLock({ $0 }) { return outcome }
+        guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+        done.signal()
+        return result.withLock { $0 }
+    }
+}

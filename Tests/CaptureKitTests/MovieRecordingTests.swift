@@ -1,0 +1,285 @@
+import Foundation
+import Testing
+@testable import CaptureKit
+
+extension RealTimeCaptureTests {
+    /// Recording movies from the virtual camera and microphone in real time, every file checked
+    /// with ffprobe.
+    @Suite(.serialized)
+    struct MovieRecordingTests {
+        private let frame = 1.0 / 30
+
+        /// Records `seconds` through `configure`d output settings and returns the file and the
+        /// delegate's calls.
+        private func record(_ label: String, ext: String, seconds: Int64 = 2, audio: Bool = true,
+                            prepare: (CaptureMovieFileOutput, CaptureSession) throws -> Void = { _, _ in })
+            async throws -> (URL, [RecordingRecorder.Call]) {
+            let movie = CaptureMovieFileOutput()
+            movie.maxRecordedDuration = MediaTime(value: seconds, timescale: 1)
+            let (session, camera, microphone) = try makeRecordingSession(label, audio: audio, outputs: [movie])
+            defer {
+                CaptureDevice.removeVirtualDevice(camera)
+                if let microphone { CaptureDevice.removeVirtualDevice(microphone) }
+            }
+            try prepare(movie, session)
+            try await session.start()
+            let url = MovieFiles.path(label, ext)
+            let delegate = RecordingRecorder()
+            try movie.startRecording(to: url, recordingDelegate: delegate)
+            #expect(movie.isRecording)
+            let finish = await delegate.finished()
+            try await session.stop()
+            #expect(finish != nil, "the recording never finished")
+            return (url, delegate.calls.items)
+        }
+
+        @Test func movWithH264AndAACIsExactAndInSync() async throws {
+            let (url, calls) = try await record("mov", ext: "mov")
+            #expect(calls == [.didStart, .willFinish, .didFinish(.maximumDurationReached, usable: true)])
+            let probe = try ProbedMovie.probe(url.path)
+            #expect(probe.formatName.hasPrefix("mov"))
+            #expect(probe.streams.count == 2)
+            let video = try #require(probe.video)
+            let audio = try #require(probe.audio)
+            #expect(video.codec == "h264")
+            #expect(audio.codec == "aac")
+            #expect(audio.sampleRate == 48_000)
+            // Real-time source: ±1 frame; the duration limit makes it exactly 60 here.
+            #expect(abs((video.frames ?? 0) - 60) <= 1)
+            #expect(abs(video.duration - 2.0) <= frame)
+            #expect(abs(video.startTime - audio.startTime) <= frame, "A/V start offset")
+            #expect(abs((video.startTime + video.duration) - (audio.startTime + audio.duration)) <= frame, "A/V end offset")
+            #expect(probe.tags["creation_time"] != nil)
+        }
+
+        @Test(arguments: [
+            ("mp4", MovieOutputSettings.VideoCodec.h264, MovieOutputSettings.AudioCodec.aac, "h264", "aac"),
+            ("mkv", .h264, .opus, "h264", "opus"),
+            ("mov", .mjpeg, .pcm, "mjpeg", "pcm_s16le"),
+            ("mp4", .hevc, .aac, "hevc", "aac"),
+        ])
+        func containersAndCodecs(ext: String, videoCodec: MovieOutputSettings.VideoCodec, audioCodec: MovieOutputSettings.AudioCodec,
+                                 expectedVideo: String, expectedAudio: String) async throws {
+            let (url, calls) = try await record("codec-\(expectedVideo)", ext: ext, seconds: 1) { movie, _ in
+                var settings = MovieOutputSettings()
+                settings.videoCodec = videoCodec
+                settings.audioCodec = audioCodec
+                for connection in movie.connections { movie.setOutputSettings(settings, for: connection) }
+            }
+            #expect(calls.last == .didFinish(.maximumDurationReached, usable: true))
+            let probe = try ProbedMovie.probe(url.path)
+            #expect(probe.video?.codec == expectedVideo)
+            #expect(probe.audio?.codec == expectedAudio)
+            #expect(abs((probe.video?.frames ?? 0) - 30) <= 1)
+            let video = try #require(probe.video), audio = try #require(probe.audio)
+            #expect(abs((video.startTime + video.duration) - (audio.startTime + audio.duration)) <= frame, "A/V end offset")
+            if ext == "mp4" {
+                // faststart: the index comes before the media.
+                let bytes = try Data(contentsOf: url)
+                let moov = try #require(bytes.range(of: Data("moov".utf8)))
+                let mdat = try #require(bytes.range(of: Data("mdat".utf8)))
+                #expect(moov.lowerBound < mdat.lowerBound)
+            }
+        }
+
+        @Test func orientationMirroringAndMetadataAreWritten() async throws {
+            let date = Date(timeIntervalSince1970: 1_700_000_000)
+            let (url, _) = try await record("meta", ext: "mov", seconds: 1, audio: false) { movie, _ in
+                let connection = try #require(movie.connection(with: .video))
+                connection.videoOrientation = .portrait
+                movie.metadata = MovieMetadata(title: "Front door", creationDate: date,
+                                               location: .init(latitude: 48.8584, longitude: 2.2945, altitude: 35))
+            }
+            let probe = try ProbedMovie.probe(url.path)
+            #expect(probe.streams.count == 1)
+            #expect(probe.video?.rotation == -90)
+            #expect(probe.tags["title"] == "Front door")
+            #expect(probe.tags["creation_time"]?.hasPrefix("2023-11-14T22:13:20") == true)
+            #expect(probe.tags["location"] == "+48.8584+002.2945+035.000/")
+        }
+
+        @Test func mirroredPortraitIsAFlippedMatrix() async throws {
+            let (url, _) = try await record("mirror", ext: "mov", seconds: 1, audio: false) { movie, _ in
+                let connection = try #require(movie.connection(with: .video))
+                connection.videoOrientation = .landscapeLeft
+                connection.isVideoMirrored = true
+            }
+            let probe = try ProbedMovie.probe(url.path)
+            // A horizontal flip of a 180° turn: ffprobe reports the rotation part as 0 or ±180.
+            let rotation = try #require(probe.video?.rotation)
+            #expect([0, 180, -180].contains(rotation))
+            let data = try FileFixtures.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream_side_data=displaymatrix", "-of", "json", url.path])
+            #expect(String(decoding: data, as: UTF8.self).contains("displaymatrix"))
+        }
+
+        @Test func pauseExcludesThePausedTimeWithoutAJump() async throws {
+            let movie = CaptureMovieFileOutput()
+            let frames = CaptureVideoDataOutput()
+            let recorder = SampleRecorder()
+            recorder.attach(to: frames)
+            let (session, camera, microphone) = try makeRecordingSession("pause", outputs: [movie, frames])
+            defer {
+                CaptureDevice.removeVirtualDevice(camera)
+                if let microphone { CaptureDevice.removeVirtualDevice(microphone) }
+            }
+            try await session.start()
+            let url = MovieFiles.path("pause", "mov")
+            let delegate = RecordingRecorder()
+            try movie.startRecording(to: url, recordingDelegate: delegate)
+            // The data output running beside the movie output is the clock: 20 frames recorded,
+            // 30 frames paused, 20 more recorded.
+            #expect(await delegate.calls.wait { $0.contains(.didStart) })
+            var mark = recorder.samples.count
+            #expect(await recorder.samples.wait(forCount: mark + 20))
+            movie.pauseRecording()
+            #expect(await delegate.calls.wait { $0.contains(.didPause) })
+            #expect(movie.isRecordingPaused)
+            mark = recorder.samples.count
+            #expect(await recorder.samples.wait(forCount: mark + 30))
+            movie.resumeRecording()
+            #expect(await delegate.calls.wait { $0.contains(.didResume) })
+            mark = recorder.samples.count
+            #expect(await recorder.samples.wait(forCount: mark + 20))
+            let clip = await movie.finishRecording()
+            try await session.stop()
+
+            #expect(clip.error == nil)
+            #expect(delegate.calls.items == [.didStart, .didPause, .didResume, .willFinish, .didFinish(nil, usable: true)])
+            let probe = try ProbedMovie.probe(url.path)
+            let video = try #require(probe.video), audio = try #require(probe.audio)
+            // About 40 recorded frames (each wait may overshoot by a frame or two); nowhere near
+            // the 70 that passed.
+            #expect((38...46).contains(video.frames ?? 0))
+            #expect(abs(video.duration - Double(video.frames ?? 0) * frame) < 0.001)
+            #expect(abs((video.startTime + video.duration) - (audio.startTime + audio.duration)) <= frame, "A/V end offset")
+            let times = try ProbedMovie.videoTimestamps(url.path)
+            let steps = zip(times.dropFirst(), times).map { $0 - $1 }
+            #expect(steps.allSatisfy { abs($0 - frame) < 0.001 }, "no timestamp jump: \(steps.filter { abs($0 - frame) >= 0.001 })")
+            #expect(recorder.drops.count == 0 || recorder.samples.count > 0)
+        }
+
+        @Test func maximumFileSizeStopsWithACompleteFile() async throws {
+            let limit: Int64 = 150_000
+            let (url, calls) = try await record("size", ext: "mp4", seconds: 30) { movie, _ in
+                movie.maxRecordedFileSize = limit
+                var settings = MovieOutputSettings()
+                settings.videoQuality = .bitRate(2_000_000)
+                for connection in movie.connections { movie.setOutputSettings(settings, for: connection) }
+            }
+            #expect(calls.last == .didFinish(.maximumFileSizeReached, usable: true))
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64)
+            #expect(size <= limit)
+            #expect(size > limit / 2)
+            let probe = try ProbedMovie.probe(url.path)
+            #expect((probe.video?.frames ?? 0) > 0)
+            #expect(probe.duration < 30)
+        }
+
+        @Test func startingIsRefusedUpFrontWithTypedErrors() async throws {
+            let movie = CaptureMovieFileOutput()
+            let (session, camera, microphone) = try makeRecordingSession("refuse", outputs: [movie])
+            defer {
+                CaptureDevice.removeVirtualDevice(camera)
+                if let microphone { CaptureDevice.removeVirtualDevice(microphone) }
+            }
+            let url = MovieFiles.path("refuse", "mov")
+            #expect(throws: CaptureError.self) { try movie.startRecording(to: url) }
+            do { try movie.startRecording(to: url) } catch { #expect(error.code == .invalidState) }
+
+            try await session.start()
+            do {
+                try movie.startRecording(to: URL(fileURLWithPath: "/nonexistent-dir/x.mov"))
+                Issue.record("an unwritable path was accepted")
+            } catch {
+                #expect(error.code == .fileError)
+                #expect(error.path == "/nonexistent-dir/x.mov")
+            }
+            do {
+                try movie.startRecording(to: MovieFiles.path("refuse", "avi"))
+                Issue.record("an unknown extension was accepted")
+            } catch {
+                #expect(error.code == .unsupportedFormat)
+            }
+            let existing = MovieFiles.path("existing", "mov")
+            try Data("precious".utf8).write(to: existing)
+            do {
+                try movie.startRecording(to: existing)
+                Issue.record("an existing file was overwritten")
+            } catch {
+                #expect(error.code == .fileError)
+            }
+            #expect(try Data(contentsOf: existing) == Data("precious".utf8))
+            let audioConnection = try #require(movie.connection(with: .audio))
+            do {
+                var settings = MovieOutputSettings()
+                settings.audioCodec = .pcm
+                movie.setOutputSettings(settings, for: audioConnection)
+                try movie.startRecording(to: MovieFiles.path("pcm", "mp4"))
+                Issue.record("PCM in MP4 was accepted")
+            } catch {
+                #expect(error.code == .unsupportedFormat)
+            }
+            #expect(!movie.isRecording)
+
+            movie.setOutputSettings(MovieOutputSettings(), for: audioConnection)
+            try movie.startRecording(to: url)
+            do {
+                try movie.startRecording(to: MovieFiles.path("second", "mov"))
+                Issue.record("a second recording was started")
+            } catch {
+                #expect(error.code == .invalidState)
+            }
+            let clip = await movie.finishRecording()
+            #expect(clip.error == nil)
+            #expect(clip.url == url)
+            try await session.stop()
+        }
+
+        @Test func aLostCameraFinishesTheFile() async throws {
+            let movie = CaptureMovieFileOutput()
+            let frames = CaptureVideoDataOutput()
+            let clock = SampleRecorder()
+            clock.attach(to: frames)
+            let (session, camera, microphone) = try makeRecordingSession("unplug", outputs: [movie, frames])
+            defer {
+                CaptureDevice.removeVirtualDevice(camera)
+                if let microphone { CaptureDevice.removeVirtualDevice(microphone) }
+            }
+            try await session.start()
+            let url = MovieFiles.path("unplug", "mov")
+            let delegate = RecordingRecorder()
+            try movie.startRecording(to: url, recordingDelegate: delegate)
+            #expect(await delegate.calls.wait { $0.contains(.didStart) })
+            #expect(await clock.samples.wait(forCount: clock.samples.count + 20))
+            try camera.simulateDisconnect()
+            let finish = await delegate.finished()
+            #expect(finish == .didFinish(.deviceDisconnected, usable: true))
+            try await session.stop()
+            let probe = try ProbedMovie.probe(url.path)
+            #expect((probe.video?.frames ?? 0) >= 15)
+        }
+
+        @Test func stoppingTheSessionFinishesTheFile() async throws {
+            let movie = CaptureMovieFileOutput()
+            let frames = CaptureVideoDataOutput()
+            let clock = SampleRecorder()
+            clock.attach(to: frames)
+            let (session, camera, microphone) = try makeRecordingSession("sessionstop", outputs: [movie, frames])
+            defer {
+                CaptureDevice.removeVirtualDevice(camera)
+                if let microphone { CaptureDevice.removeVirtualDevice(microphone) }
+            }
+            try await session.start()
+            let url = MovieFiles.path("sessionstop", "mp4")
+            let delegate = RecordingRecorder()
+            try movie.startRecording(to: url, recordingDelegate: delegate)
+            #expect(await delegate.calls.wait { $0.contains(.didStart) })
+            #expect(await clock.samples.wait(forCount: clock.samples.count + 15))
+            try await session.stop()
+            #expect(await delegate.finished() == .didFinish(.sessionStopped, usable: true))
+            let probe = try ProbedMovie.probe(url.path)
+            #expect((probe.video?.frames ?? 0) >= 10)
+            #expect(probe.audio != nil)
+        }
+    }
+}

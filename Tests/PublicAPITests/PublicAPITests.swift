@@ -1,0 +1,191 @@
+import CaptureKit
+import Testing
+
+// Imports only `CaptureKit` (no @testable, no Foundation, no C module): if any C type leaked
+// into the public API, or a public member needed one, this file would not compile.
+
+/// Collects the first `count` elements of `stream`, giving up after `timeout`.
+func first<Element: Sendable>(_ count: Int, of stream: AsyncStream<Element>, timeout: Duration = .seconds(15)) async -> [Element] {
+    await withTaskGroup(of: [Element]?.self) { group in
+        group.addTask {
+            var collected: [Element] = []
+            for await element in stream {
+                collected.append(element)
+                if collected.count == count { break }
+            }
+            return collected
+        }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        let result = await group.next() ?? nil
+        group.cancelAll()
+        return result ?? []
+    }
+}
+
+@Suite("Public API", .serialized, .timeLimit(.minutes(1)))
+struct PublicAPITests {
+    @Test func discovery() throws {
+        let camera = try #require(CaptureDevice.default(for: .video))
+        let microphone = try #require(CaptureDevice.default(for: .audio))
+        #expect(camera.hasMediaType(.video))
+        #expect(microphone.hasMediaType(.audio))
+        #expect(!camera.formats.isEmpty)
+        #expect(!microphone.formats.isEmpty)
+        let cameras = CaptureDevice.DiscoverySession(deviceTypes: CaptureDevice.DeviceType.allCases, mediaType: .video, position: .unspecified).devices
+        #expect(cameras.contains(camera))
+        #expect(CaptureDevice.device(uniqueID: camera.uniqueID) == camera)
+        #expect(CaptureDevice.authorizationStatus(for: .audio) == .authorized)
+        if camera.isVirtual {
+            #expect(camera.uniqueID == "virtual-camera")
+            #expect(camera.formats.contains { $0.width == 640 && $0.height == 480 && $0.pixelFormat == .nv12 })
+        }
+    }
+
+    @Test func mediaTime() {
+        let frame = MediaTime(value: 1, timescale: 30)
+        let t = frame * 45
+        #expect(t.seconds == 1.5)
+        #expect(t.convertScale(1000).value == 1500)
+        #expect(t.convertScale(7, method: .roundTowardZero).value == 10)
+        #expect(frame + MediaTime(value: 1, timescale: 25) == MediaTime(value: 11, timescale: 150))
+        #expect(MediaTime(value: 1, timescale: 2) == MediaTime(value: 2, timescale: 4))
+        #expect(MediaTime(seconds: 0.5, preferredTimescale: 600).value == 300)
+        #expect(MediaTime.negativeInfinity < MediaTime.zero)
+        #expect(MediaTime.zero < MediaTime.indefinite)
+        #expect(MediaTime.indefinite < MediaTime.positiveInfinity)
+        #expect(MediaTime.positiveInfinity < MediaTime.invalid)
+        #expect((MediaTime.positiveInfinity + MediaTime.negativeInfinity).isValid == false)
+        #expect(frame.multiplied(by: 3, dividedBy: 1) == MediaTime(value: 1, timescale: 10))
+        #expect(MediaTime.compare(frame, t) == -1)
+        #expect(frame.flags.contains(.valid))
+    }
+
+    @Test func pixelBufferPlanes() throws {
+        let buffer = try PixelBuffer(width: 320, height: 240, pixelFormat: .nv12)
+        #expect(buffer.planeCount == 2)
+        #expect(buffer.rowCount(ofPlane: 0) == 240)
+        #expect(buffer.rowCount(ofPlane: 1) == 120)
+        #expect(buffer.bytesPerRow(ofPlane: 0) >= 320)
+        buffer.withUnsafeMutableBytes(ofPlane: 0) { _ = $0.initializeMemory(as: UInt8.self, repeating: 200) }
+        buffer.withUnsafeMutableBytes(ofPlane: 1) { _ = $0.initializeMemory(as: UInt8.self, repeating: 128) }
+        let luma = buffer.withUnsafeBytes(ofPlane: 0) { bytes in bytes[buffer.bytesPerRow(ofPlane: 0) * 100 + 17] }
+        #expect(luma == 200)
+        let packed = buffer.packedBytes()
+        #expect(packed.count == PixelFormat.nv12.packedFrameSize(width: 320, height: 240))
+        #expect(packed.count == 320 * 240 * 3 / 2)
+        #expect(packed.prefix(320 * 240).allSatisfy { $0 == 200 })
+
+        let pool = try PixelBufferPool(width: 320, height: 240, pixelFormat: .nv12)
+        let pooled = try pool.makeBuffer()
+        pooled.withUnsafeMutableBytes(ofPlane: 0) { _ = $0.initializeMemory(as: UInt8.self, repeating: 200) }
+        pooled.withUnsafeMutableBytes(ofPlane: 1) { _ = $0.initializeMemory(as: UInt8.self, repeating: 128) }
+        #expect(pooled.hasSamePixels(as: buffer))
+        pooled.withUnsafeMutableBytes(ofPlane: 1) { $0[0] = 0 }
+        #expect(!pooled.hasSamePixels(as: buffer))
+
+        let error = #expect(throws: CaptureError.self) { try PixelBuffer(width: 0, height: 240, pixelFormat: .nv12) }
+        #expect(error?.code == .invalidArgument)
+    }
+
+    @Test func testPatternAndConversion() throws {
+        let pattern = try TestPattern(width: 320, height: 240, pixelFormat: .yuyv422)
+        let frame = try pattern.render(frameIndex: 3)
+        #expect(frame.hasSamePixels(as: try pattern.render(frameIndex: 3)))
+        let sample = SampleBuffer(media: .video(frame), presentationTimeStamp: MediaTime(value: 3, timescale: 30),
+                                  duration: MediaTime(value: 1, timescale: 30), sequenceNumber: 3)
+        let bgra = try sample.converted(to: VideoTarget(pixelFormat: .bgra, width: 160, height: 120))
+        #expect(bgra.formatDescription == .video(width: 160, height: 120, pixelFormat: .bgra))
+        #expect(bgra.pixelBuffer?.bytesPerRow(ofPlane: 0) ?? 0 >= 160 * 4)
+    }
+
+    @Test func captureEndToEnd() async throws {
+        let camera = try #require(CaptureDevice.default(for: .video))
+        let microphone = try #require(CaptureDevice.default(for: .audio))
+        let session = CaptureSession()
+        session.beginConfiguration()
+        if session.canSetSessionPreset(.vga640x480) { try session.setSessionPreset(.vga640x480) }
+        let cameraInput = try CaptureDeviceInput(device: camera)
+        let microphoneInput = try CaptureDeviceInput(device: microphone)
+        #expect(session.canAddInput(cameraInput) && session.canAddInput(microphoneInput))
+        try session.addInput(cameraInput)
+        try session.addInput(microphoneInput)
+        let video = CaptureVideoDataOutput()
+        let audio = CaptureAudioDataOutput()
+        try session.addOutput(video)
+        try session.addOutput(audio)
+        try session.commitConfiguration()
+        #expect(session.inputs.count == 2)
+        #expect(session.connections.count == 2)
+        let videoConnection = try #require(video.connection(with: .video))
+        #expect(videoConnection.inputPorts.first?.sourceDeviceID == camera.uniqueID)
+        try videoConnection.setVideoRotationAngle(90)
+        #expect(videoConnection.videoOrientation == .portrait)
+
+        let events = session.events
+        let frames = video.sampleBuffers
+        let sounds = audio.sampleBuffers
+        try await session.start()
+        #expect(session.isRunning)
+        async let videoSamples = first(5, of: frames)
+        async let audioSamples = first(20, of: sounds)
+        let (pictures, buffers) = await (videoSamples, audioSamples)
+        try await session.stop()
+        #expect(!session.isRunning)
+
+        try #require(pictures.count == 5)
+        let format = camera.activeFormat
+        for sample in pictures {
+            #expect(sample.mediaType == .video)
+            let pixels = try #require(sample.pixelBuffer)
+            #expect(pixels.width == format.width && pixels.height == format.height)
+            #expect(pixels.pixelFormat == format.pixelFormat)
+            #expect(sample.duration == camera.activeVideoMinFrameDuration)
+            // Plane access on a captured frame: the luma plane is not empty.
+            let lumaBytes = pixels.withUnsafeBytes(ofPlane: 0) { $0.count }
+            #expect(lumaBytes >= pixels.bytesPerRow(ofPlane: 0) * pixels.rowCount(ofPlane: 0))
+            let distinct = pixels.withUnsafeBytes(ofPlane: 0) { Set($0.prefix(pixels.bytesPerRow(ofPlane: 0) * 8)).count }
+            #expect(distinct > 1, "the test pattern has more than one luma value")
+        }
+        #expect(zip(pictures, pictures.dropFirst()).allSatisfy { $0.presentationTimeStamp < $1.presentationTimeStamp })
+
+        try #require(buffers.count == 20)
+        for (previous, next) in zip(buffers, buffers.dropFirst()) {
+            #expect(next.presentationTimeStamp == previous.presentationTimeStamp + previous.duration)
+        }
+        for sample in buffers {
+            let sound = try #require(sample.audioBuffer)
+            #expect(sound.format.sampleRate == 48_000)
+            #expect(sound.duration == sample.duration)
+            let levels = sound.floatSamples()
+            #expect(levels.count == sound.frameCount * sound.format.channelCount)
+            #expect(levels.allSatisfy { abs($0) <= 0.26 })
+        }
+        #expect(buffers.contains { $0.audioBuffer!.floatSamples().contains { abs($0) > 0.2 } }, "the tone is audible")
+
+        // Lifecycle events reached the stream in order.
+        let lifecycle = await first(2, of: events, timeout: .seconds(5))
+        #expect(lifecycle.count == 2)
+        if case .didStartRunning? = lifecycle.first {} else { Issue.record("first event is \(String(describing: lifecycle.first))") }
+        if case .didStopRunning? = lifecycle.last {} else { Issue.record("last event is \(String(describing: lifecycle.last))") }
+    }
+
+    @Test func errorsAreTyped() throws {
+        let session = CaptureSession()
+        do {
+            try session.stopRunning()
+            Issue.record("stopRunning() on an idle session must throw")
+        } catch {
+            // `error` is a CaptureError by typed throws.
+            #expect(error.code == .invalidState)
+            #expect(!error.message.isEmpty)
+            #expect(!error.description.isEmpty)
+        }
+        let custom = CaptureError(.deviceBusy, "busy", errno: 16, operation: "open", deviceID: "cam", path: "/dev/video0")
+        #expect(custom.description.contains("busy"))
+        #expect(custom.description.contains("cam"))
+        #expect(CaptureError.Code.allCases.contains(.unsupportedPreset))
+    }
+}
