@@ -4,11 +4,12 @@ import Foundation
 /// `photo-1080p`: what a photo costs at 1920x1080.
 ///
 /// 1. JPEG encode speed on one 1080p frame, encoded over and over: CaptureKit's encoder (the
-///    photo output's path: libswscale to planar YUV, range expansion, TurboJPEG from the YUV
-///    planes, EXIF) beside `ffmpeg -c:v mjpeg` (the anchor's `b_ff_null_q2_422` job, on the same
+///    photo output's path: one SSE2 pass splitting the camera's layout into full-range planes,
+///    TurboJPEG from the YUV planes, EXIF) beside `ffmpeg -c:v mjpeg` (the anchor's `b_ff_null_q2_422` job, on the same
 ///    frame looped) and `cjpeg` (the anchor's `b_cjpeg_422_x300`, from a PPM of the frame).
-/// 2. Request-to-JPEG latency with a session running a real-time 1080p30 virtual camera:
-///    requests at random points of the frame interval, timed to `didFinishProcessingPhoto`.
+/// 2. Request-to-JPEG latency with a session running a real-time 1080p30 virtual camera that
+///    loops ready frames (as a real camera hands over finished ones): requests at random points
+///    of the frame interval, timed to `didFinishProcessingPhoto`.
 ///
 /// Targets (issue 4): encode ≥ 1.5× ffmpeg's MP/s, latency ≤ one frame interval + encode time.
 struct PhotoBenchmark: Benchmark {
@@ -21,6 +22,8 @@ struct PhotoBenchmark: Benchmark {
     static let quality = 90
     /// Encode loops run at least this long, so thread and cache warm-up stay out of the figure.
     static let minimumSeconds = 1.0
+    /// Encode rounds per case; the median one is reported.
+    static let encodeRounds = 3
     static let peerRuns = 3
     static let ffmpegLabel = "ffmpeg -c:v mjpeg -q:v 2 yuv422p"
 
@@ -94,7 +97,10 @@ struct PhotoBenchmark: Benchmark {
         var bytes: Int
     }
 
-    /// Encodes `frame` again and again for at least `minimumFrames` frames and ``minimumSeconds``.
+    /// Encodes `frame` again and again, in ``encodeRounds`` rounds of at least `minimumFrames`
+    /// frames and ``minimumSeconds`` each, and keeps the round with the median CPU per frame
+    /// (as the peers keep their median run): one round on a shared machine can be hit by
+    /// another process.
     static func measureEncode(_ frame: PixelBuffer, label: String, minimumFrames: Int) throws -> EncodeResult {
         var metadata = EXIFMetadata()
         metadata.make = "CaptureKit"
@@ -103,26 +109,31 @@ struct PhotoBenchmark: Benchmark {
         metadata.pixelWidth = frame.width
         metadata.pixelHeight = frame.height
         var bytes = try JPEGEncoder.encode(frame, quality: quality, metadata: metadata).count   // warm-up
-        let before = ResourceSnapshot.now()
-        let deadline = before.wallNanoseconds + Int64(minimumSeconds * 1e9)
-        var count = 0
-        while count < minimumFrames || Monotonic.nanoseconds() < deadline {
-            bytes = try JPEGEncoder.encode(frame, quality: quality, metadata: metadata).count
-            count += 1
+        var rounds: [Measurement] = []
+        for _ in 0..<encodeRounds {
+            let before = ResourceSnapshot.now()
+            let deadline = before.wallNanoseconds + Int64(minimumSeconds * 1e9)
+            var count = 0
+            while count < minimumFrames || Monotonic.nanoseconds() < deadline {
+                bytes = try JPEGEncoder.encode(frame, quality: quality, metadata: metadata).count
+                count += 1
+            }
+            let after = ResourceSnapshot.now()
+            rounds.append(Measurement(label: label, tool: "CaptureKit", frames: count, delivered: nil, dropped: nil, unaccounted: nil,
+                                      wallSeconds: after.wallSeconds(since: before), cpuSeconds: after.cpuSeconds(since: before),
+                                      peakRSSBytes: nil, peakRSSScope: "process", cpuRatio: nil))
         }
-        let after = ResourceSnapshot.now()
-        return EncodeResult(row: Measurement(label: label, tool: "CaptureKit", frames: count, delivered: nil, dropped: nil, unaccounted: nil,
-                                             wallSeconds: after.wallSeconds(since: before), cpuSeconds: after.cpuSeconds(since: before),
-                                             peakRSSBytes: nil, peakRSSScope: "process", cpuRatio: nil),
-                            bytes: bytes)
+        let median = rounds.sorted { $0.cpuNanosecondsPerFrame < $1.cpuNanosecondsPerFrame }[rounds.count / 2]
+        return EncodeResult(row: median, bytes: bytes)
     }
 
     private static func readingNotes(rows: [Measurement], encode: EncodeResult, encodeBytes: [Int],
                                      latency: PhotoLatency.Result, ffmpeg: Measurement?) -> [String] {
         func megapixelsPerSecond(_ row: Measurement) -> Double { row.cpuSeconds > 0 ? Double(row.frames) * megapixels / row.cpuSeconds : 0 }
         var notes = [
-            "encode rows: one 1920x1080 frame (\(String(format: "%.2f", megapixels)) MP) encoded repeatedly; MP/s below are per CPU second "
-                + "(user+sys), CPU ratio = CPU per frame / ffmpeg's (lower is faster)",
+            "encode rows: one 1920x1080 frame (\(String(format: "%.2f", megapixels)) MP) encoded repeatedly (CaptureKit: median of \(encodeRounds) "
+                + "rounds; ffmpeg: median of \(peerRuns) runs); MP/s below are per CPU second (user+sys), CPU ratio = CPU per frame / ffmpeg's "
+                + "(lower is faster)",
         ]
         for row in rows where row.tool != "CaptureKit" || row.label.hasPrefix("CaptureKit JPEG") {
             notes.append(String(format: "%@: %.0f MP/s (%.2f ms CPU per frame)", row.label, megapixelsPerSecond(row), row.cpuNanosecondsPerFrame / 1e6))
@@ -145,7 +156,8 @@ struct PhotoBenchmark: Benchmark {
                             within, latency.samples.count, within == latency.samples.count ? "met" : "NOT met",
                             latency.medianMs <= latency.frameIntervalMs + encodeMs ? "met" : "NOT met",
                             latency.p99Ms <= latency.frameIntervalMs + encodeMs ? "met" : "NOT met"))
-        notes.append("latency row: CPU covers the whole session (the camera drawing 30 frames/s included), frames = photos")
+        notes.append("latency row: frames = photos; CPU covers the whole session (camera thread, photo worker, delegate queue); "
+                     + "frame to JPEG bytes also holds three thread wake-ups (camera, photo worker, delegate) and a frame cold in cache")
         return notes
     }
 }

@@ -8,13 +8,14 @@ enum DeviceLookup {
     /// What starts a device name that is a media file (`file:clip.mp4`).
     static let filePrefix = "file:"
 
-    /// The device `name` stands for. A `file:PATH` name makes the file's devices (paced in real
-    /// time, looping unless `looping` is false, so a file never runs out before a command has
-    /// what it asked for) or reuses them when an earlier lookup made them — so
+    /// The device `name` stands for. A `file:PATH` name makes the file's devices (paced as
+    /// `pacing` says, looping unless `looping` is false, so a file never runs out before a
+    /// command has what it asked for) or reuses them when an earlier lookup made them — so
     /// `--device file:a.mp4 --audio-device file:a.mp4` plays one file's picture and sound.
-    static func find(_ name: String?, mediaType: MediaType, looping: Bool = true) throws(CaptureError) -> CaptureDevice {
+    static func find(_ name: String?, mediaType: MediaType, looping: Bool = true,
+                     pacing: FileDeviceOptions.Pacing = .realTime) throws(CaptureError) -> CaptureDevice {
         if let name, name.hasPrefix(filePrefix) {
-            return try fileDevice(path: String(name.dropFirst(filePrefix.count)), mediaType: mediaType, looping: looping)
+            return try fileDevice(path: String(name.dropFirst(filePrefix.count)), mediaType: mediaType, looping: looping, pacing: pacing)
         }
         let candidates = CaptureDevice.allDevices.filter { $0.hasMediaType(mediaType) }
         guard let name else {
@@ -31,7 +32,8 @@ enum DeviceLookup {
         throw CaptureError(.deviceNotFound, "no \(mediaType) device '\(name)' (present: \(known))")
     }
 
-    private static func fileDevice(path: String, mediaType: MediaType, looping: Bool) throws(CaptureError) -> CaptureDevice {
+    private static func fileDevice(path: String, mediaType: MediaType, looping: Bool,
+                                   pacing: FileDeviceOptions.Pacing) throws(CaptureError) -> CaptureDevice {
         guard !path.isEmpty else {
             throw CaptureError(.invalidArgument, "'\(filePrefix)' needs a path, as in \(filePrefix)clip.mp4")
         }
@@ -41,7 +43,7 @@ enum DeviceLookup {
         let made = [MediaType.video, .audio].compactMap { CaptureDevice.device(uniqueID: "\(base)#\($0.rawValue)") }
         let devices: [CaptureDevice]
         if made.isEmpty {
-            devices = try CaptureDevice.makeFileDevices(contentsOf: url, options: FileDeviceOptions(pacing: .realTime, looping: looping)).all
+            devices = try CaptureDevice.makeFileDevices(contentsOf: url, options: FileDeviceOptions(pacing: pacing, looping: looping)).all
         } else {
             devices = made
         }

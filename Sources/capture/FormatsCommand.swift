@@ -7,7 +7,7 @@ enum FormatsCommand: Command {
     static let usage = """
         usage: capture formats DEVICE [--json]
 
-        Lists the formats of DEVICE (a unique ID or name from 'capture devices'): frame size,
+        Lists the formats of DEVICE (a unique ID or name from 'capture devices', or file:PATH): frame size,
         pixel format and frame rates for cameras, sample rate, channels and sample format for
         microphones. The active format is marked with '*'.
 
@@ -18,9 +18,8 @@ enum FormatsCommand: Command {
         let arguments = try Arguments(words, options: [], flags: ["json"])
         guard arguments.positional.count == 1 else { throw UsageError("give exactly one DEVICE") }
         let name = arguments.positional[0]
-        guard let device = CaptureDevice.allDevices.first(where: { $0.uniqueID == name || $0.localizedName.lowercased() == name.lowercased() }) else {
-            throw CaptureError(.deviceNotFound, "no device '\(name)'; 'capture devices' lists them")
-        }
+        let isMicrophone = CaptureDevice.allDevices.contains { $0.hasMediaType(.audio) && ($0.uniqueID == name || $0.localizedName.lowercased() == name.lowercased()) }
+        let device = try DeviceLookup.find(name, mediaType: isMicrophone ? .audio : .video)
         if arguments.has("json") {
             try Console.printJSON(DeviceReport(device))
             return .success

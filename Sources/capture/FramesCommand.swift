@@ -15,7 +15,7 @@ enum FramesCommand: Command {
         CaptureVideoDataOutput and prints the frame rate (from timestamps and from arrival
         times), frames dropped, timestamp and arrival jitter, and delivery latency.
 
-          --device ID         camera unique ID or name (see 'capture devices')
+          --device ID         camera unique ID or name (see 'capture devices'), or file:PATH
           --count N           frames to capture, 2...100000 (default 90)
           --size WxH          frame size, e.g. 1280x720 (default: the session's .high preset)
           --fps N             frame rate (default 30 when the format supports it)

@@ -50,9 +50,11 @@ enum PhotoCommand: Command {
         let waiter = PhotoWaiter()
         let requested = Monotonic.nanoseconds()
         output.capturePhoto(with: settings, delegate: waiter)
-        guard waiter.done.wait(timeout: .now() + .seconds(30)) == .success, let (photo, finished) = waiter.result else {
+        guard waiter.done.wait(timeout: .now() + .seconds(30)) == .success, let result = waiter.result else {
             throw CaptureError(.internalError, "the photo did not arrive within 30 s")
         }
+        // Not destructured in the guard: Swift 6.3's optimizer crashes on that (MandatoryAllocBoxToStack).
+        let (photo, finished) = result
         if let error = waiter.error { throw error }
         let latency = finished - requested
         try session.stopRunning()

@@ -9,7 +9,7 @@ enum RecordCommand: Command {
     static let summary = "record a movie (.mov, .mp4, .mkv) from a camera and microphone"
     static let usage = """
         usage: capture record OUT [--device ID] [--audio-device ID | --no-audio] [--duration T]
-                              [--preset P] [--codec h264|hevc|mjpeg] [--fragment T] [--quiet]
+                              [--preset P] [--codec h264|hevc|mjpeg] [--fragment T] [--unpaced] [--quiet]
 
         Records OUT (container by extension: .mov, .mp4, .mkv) from the default camera and
         microphone until --duration has passed, or until SIGINT (Ctrl-C) / SIGTERM; either way
@@ -24,12 +24,15 @@ enum RecordCommand: Command {
           --preset P         session preset: \(CaptureSession.Preset.allCases.map(\.rawValue).joined(separator: ", ")) (default high)
           --codec C          video codec: h264 (default), hevc, mjpeg
           --fragment T       write a self-contained fragment every T (default 1s; 0 = off)
+          --unpaced          read file: devices as fast as the encoder goes, not in real time
           --quiet            no progress line
+
+        A file: device is played once: the recording ends with the file.
         """
 
     static func run(_ words: [String]) throws -> ExitStatus {
         let arguments = try Arguments(words, options: ["device", "audio-device", "duration", "preset", "codec", "fragment"],
-                                      flags: ["no-audio", "quiet"])
+                                      flags: ["no-audio", "quiet", "unpaced"])
         guard arguments.positional.count == 1 else { throw UsageError("give exactly one output file") }
         let url = URL(fileURLWithPath: arguments.positional[0])
         let duration = try arguments.duration("duration")
@@ -51,8 +54,10 @@ enum RecordCommand: Command {
             fragment = try arguments.duration("fragment") ?? MediaTime(value: 1, timescale: 1)
         }
 
-        let camera = try DeviceLookup.find(arguments.value("device"), mediaType: .video)
-        let microphone = arguments.has("no-audio") ? nil : try DeviceLookup.find(arguments.value("audio-device"), mediaType: .audio)
+        let pacing: FileDeviceOptions.Pacing = arguments.has("unpaced") ? .unpaced : .realTime
+        let camera = try DeviceLookup.find(arguments.value("device"), mediaType: .video, looping: false, pacing: pacing)
+        let microphone = arguments.has("no-audio") ? nil
+            : try DeviceLookup.find(arguments.value("audio-device"), mediaType: .audio, looping: false, pacing: pacing)
 
         let session = CaptureSession()
         session.beginConfiguration()
@@ -73,12 +78,26 @@ enum RecordCommand: Command {
         let interrupt = SignalWatcher(signals: [SIGINT, SIGTERM]) { movie.stopRecording() }
         defer { interrupt.cancel() }
 
-        try session.startRunning()
+        // File devices are played once: the recording ends when all of them have ended.
+        let files = Set([camera, microphone].compactMap { $0 }.filter { $0.deviceType == .file }.map(\.uniqueID))
+        let events = session.events
+        let ends = Task {
+            var ended = Set<String>()
+            for await event in events {
+                guard case .deviceReachedEnd(let id) = event else { continue }
+                ended.insert(id)
+                if ended.isSuperset(of: files) { movie.stopRecording() }
+            }
+        }
+        defer { ends.cancel() }
+        // Armed before the session starts, so the first frame is recorded (an unpaced file
+        // would otherwise be half read before recording began).
         let finished = RecordingWaiter()
+        try movie.startRecording(to: url, recordingDelegate: finished)
         do {
-            try movie.startRecording(to: url, recordingDelegate: finished)
+            try session.startRunning()
         } catch {
-            try? session.stopRunning()
+            movie.stopRecording()
             throw error
         }
         let progress = !arguments.has("quiet") && isatty(STDERR_FILENO) == 1

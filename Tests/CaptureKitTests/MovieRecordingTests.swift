@@ -183,8 +183,13 @@ extension RealTimeCaptureTests {
                 if let microphone { CaptureDevice.removeVirtualDevice(microphone) }
             }
             let url = MovieFiles.path("refuse", "mov")
-            #expect(throws: CaptureError.self) { try movie.startRecording(to: url) }
-            do { try movie.startRecording(to: url) } catch { #expect(error.code == .invalidState) }
+            do {
+                try CaptureMovieFileOutput().startRecording(to: url)
+                Issue.record("an output in no session started recording")
+            } catch {
+                #expect(error.code == .invalidState)
+            }
+            #expect(!FileManager.default.fileExists(atPath: url.path))
 
             try await session.start()
             do {
@@ -222,7 +227,9 @@ extension RealTimeCaptureTests {
             #expect(!movie.isRecording)
 
             movie.setOutputSettings(MovieOutputSettings(), for: audioConnection)
-            try movie.startRecording(to: url)
+            let delegate = RecordingRecorder()
+            try movie.startRecording(to: url, recordingDelegate: delegate)
+            #expect(await delegate.calls.wait { $0.contains(.didStart) })
             do {
                 try movie.startRecording(to: MovieFiles.path("second", "mov"))
                 Issue.record("a second recording was started")
@@ -233,6 +240,45 @@ extension RealTimeCaptureTests {
             #expect(clip.error == nil)
             #expect(clip.url == url)
             try await session.stop()
+        }
+
+        @Test func anUnpacedFileIsRecordedWholeAndExact() async throws {
+            let source = try FileFixtures.mp4()
+            let devices = try CaptureDevice.makeFileDevices(contentsOf: source, options: FileDeviceOptions(pacing: .unpaced, looping: false))
+            defer { devices.remove() }
+            let camera = try #require(devices.video), microphone = try #require(devices.audio)
+            let movie = CaptureMovieFileOutput()
+            let session = CaptureSession()
+            session.beginConfiguration()
+            try session.setSessionPreset(.inputPriority)
+            try session.addInput(CaptureDeviceInput(device: camera))
+            try session.addInput(CaptureDeviceInput(device: microphone))
+            try session.addOutput(movie)
+            try session.commitConfiguration()
+            let ended = Recorder<String>()
+            let events = session.events
+            let watcher = Task {
+                for await event in events {
+                    if case .deviceReachedEnd(let id) = event { ended.append(id) }
+                }
+            }
+            defer { watcher.cancel() }
+            // Armed before the session starts: the recording begins with the file's first frame.
+            let url = MovieFiles.path("unpaced", "mov")
+            let delegate = RecordingRecorder()
+            try movie.startRecording(to: url, recordingDelegate: delegate)
+            try await session.start()
+            #expect(await ended.wait(timeout: .seconds(30)) { Set($0).count == 2 })
+            let clip = await movie.finishRecording()
+            try await session.stop()
+            #expect(clip.error == nil)
+            #expect(clip.droppedSampleCount == 0, "an unpaced source is held back, never dropped")
+            let original = try ProbedMovie.probe(source.path)
+            let probe = try ProbedMovie.probe(url.path)
+            let video = try #require(probe.video), audio = try #require(probe.audio)
+            #expect(video.frames == original.video?.frames, "every frame of the file, exactly")
+            #expect(abs(video.duration - (original.video?.duration ?? 0)) < 0.001)
+            #expect(abs((video.startTime + video.duration) - (audio.startTime + audio.duration)) <= frame, "A/V end offset")
         }
 
         @Test func aLostCameraFinishesTheFile() async throws {

@@ -45,6 +45,7 @@ public enum EXIFOrientation: Int, Sendable, Hashable, CaseIterable, CustomString
     /// Whether the picture shown is as wide as the stored one is high (a quarter turn).
     public var swapsDimensions: Bool { rawValue >= 5 }
 
+    /// The tag value and its name, as `6 (right)`.
     public var description: String { "\(rawValue) (\(Self.names[rawValue - 1]))" }
 
     private static let names = ["up", "upMirrored", "down", "downMirrored", "leftMirrored", "right", "rightMirrored", "left"]

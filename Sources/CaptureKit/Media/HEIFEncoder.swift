@@ -40,6 +40,9 @@ package enum HEIFEncoder {
         try check(heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder), "heif_context_get_encoder_for_format")
         defer { heif_encoder_release(encoder) }
         try check(heif_encoder_set_lossy_quality(encoder, Int32(quality)), "heif_encoder_set_lossy_quality")
+        // libheif's x265 default is "slow" (0.7 s for a 1080p still here); "medium", x265's own
+        // default, takes 0.5 s for a smaller file at the same quality setting.
+        try check(heif_encoder_set_parameter_string(encoder, "preset", "medium"), "heif_encoder_set_parameter_string(preset)")
 
         var image: OpaquePointer?
         try check(heif_image_create(Int32(yuv.width), Int32(yuv.height), heif_colorspace_YCbCr, heif_chroma_420, &image), "heif_image_create")

@@ -127,15 +127,17 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
     public var droppedSampleCount: Int { state.withLock { $0.recording?.progress.withLock { $0.dropped } ?? 0 } }
 
     /// Starts recording to `url` (`startRecording(to:recordingDelegate:)`); the container
-    /// follows the extension (.mov, .mp4, .mkv). Everything that can be checked up front is:
-    /// `.invalidState` when the session is not running or a recording is under way,
+    /// follows the extension (.mov, .mp4, .mkv). Unlike AVFoundation, it may be called before
+    /// the session starts: the recording then begins with the session's first frame (the way
+    /// to record an unpaced file device from its start). Everything that can be checked up
+    /// front is: `.invalidState` when the output is in no session or a recording is under way,
     /// `.fileError` when the file exists or cannot be created, `.unsupportedFormat` for an
     /// unknown extension or a codec the container cannot hold. Later failures arrive at the
     /// delegate's `didFinishRecording` (and ``finishRecording()``).
     public func startRecording(to url: URL, recordingDelegate delegate: (any CaptureFileOutputRecordingDelegate)? = nil,
                                queue: DispatchQueue? = nil) throws(CaptureError) {
-        guard let session, session.isRunning else {
-            throw .invalidState("startRecording(to:) needs the output in a running session")
+        guard session != nil else {
+            throw .invalidState("startRecording(to:) needs the output in a session")
         }
         guard let container = MovieMuxer.Container(url: url) else {
             throw CaptureError(.unsupportedFormat, "unknown movie extension '.\(url.pathExtension)': use .mov, .mp4 or .mkv", path: url.path)

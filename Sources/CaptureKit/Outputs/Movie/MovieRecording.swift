@@ -150,7 +150,7 @@ final class MovieRecording: @unchecked Sendable {
 
     /// Offers a sample from a device thread; false when it had to be dropped.
     func offer(_ sample: SampleBuffer) {
-        if !queue.push(sample, holdBack: configuration.holdBack) {
+        if queue.push(sample, holdBack: configuration.holdBack) == .full {
             progress.withLock { $0.dropped += 1 }
         }
     }
@@ -186,7 +186,10 @@ final class MovieRecording: @unchecked Sendable {
         guard let encoder = videoEncoder, let video = configuration.video else { return }
         let pts = sample.presentationTimeStamp
         let duration = sample.duration.isNumeric ? sample.duration : video.frameDuration
-        if let stop = stopRequest, pts >= stop.at {
+        // Samples are handled in arrival order: a frame that arrives after the stop was asked
+        // for is not part of the recording (also right for unpaced sources, whose timestamps
+        // run ahead of the clock).
+        if stopRequest != nil {
             try finish(nil)
             return
         }
@@ -242,7 +245,7 @@ final class MovieRecording: @unchecked Sendable {
     private func handleAudio(_ sample: SampleBuffer) throws(CaptureError) {
         guard audioEncoder != nil else { return }
         if videoEncoder == nil {
-            if let stop = stopRequest, sample.presentationTimeStamp >= stop.at {
+            if stopRequest != nil {
                 try finish(nil)
                 return
             }
@@ -406,6 +409,14 @@ final class MovieRecording: @unchecked Sendable {
     /// Ends the recording cleanly: flushes the encoders, writes the index, defragments.
     private func finish(_ reason: CaptureError?) throws(CaptureError) {
         guard !finished else { return }
+        guard origin != nil else {
+            // Stopped before a single sample arrived: no movie, and no empty file left behind.
+            onEvent(.willFinish)
+            muxer.closeFile()
+            unlink(muxer.path)
+            complete(reason ?? CaptureError(.invalidState, "the recording ended before any frame was captured", path: muxer.path))
+            return
+        }
         onEvent(.willFinish)
         var error = reason
         if error == nil, let stop = stopRequest {

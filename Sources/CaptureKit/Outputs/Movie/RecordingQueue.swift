@@ -24,21 +24,23 @@ final class RecordingQueue: @unchecked Sendable {
     static let videoCapacity = 45
     static let audioCapacity = 500
 
-    /// Queues a sample; returns false when it was refused (queue full on a live device, or
-    /// the recording is over).
-    func push(_ sample: SampleBuffer, holdBack: Bool) -> Bool {
+    enum PushResult { case queued, full, closed }
+
+    /// Queues a sample; `.full` when a live device's sample had to be refused, `.closed` once
+    /// the recording is over.
+    func push(_ sample: SampleBuffer, holdBack: Bool) -> PushResult {
         let video = sample.mediaType == .video
         condition.lock()
         defer { condition.unlock() }
         while !closed, isFull(video: video) {
-            guard holdBack else { return false }
+            guard holdBack else { return .full }
             condition.wait()
         }
-        guard !closed else { return false }
+        guard !closed else { return .closed }
         if video { queuedVideo += 1 } else { queuedAudio += 1 }
         items.append(.sample(sample))
         condition.broadcast()
-        return true
+        return .queued
     }
 
     private func isFull(video: Bool) -> Bool {

@@ -19,9 +19,14 @@ public protocol CapturePhotoCaptureDelegate: AnyObject, Sendable {
 }
 
 extension CapturePhotoCaptureDelegate {
+    /// Does nothing.
     public func photoOutput(_ output: CapturePhotoOutput, willBeginCaptureFor resolvedSettings: CaptureResolvedPhotoSettings) {}
+    /// Does nothing.
     public func photoOutput(_ output: CapturePhotoOutput, willCapturePhotoFor resolvedSettings: CaptureResolvedPhotoSettings) {}
+    /// Does nothing.
     public func photoOutput(_ output: CapturePhotoOutput, didCapturePhotoFor resolvedSettings: CaptureResolvedPhotoSettings) {}
+    /// Does nothing.
     public func photoOutput(_ output: CapturePhotoOutput, didFinishProcessingPhoto photo: CapturePhoto, error: CaptureError?) {}
+    /// Does nothing.
     public func photoOutput(_ output: CapturePhotoOutput, didFinishCaptureFor resolvedSettings: CaptureResolvedPhotoSettings, error: CaptureError?) {}
 }

@@ -17,6 +17,7 @@ public struct PhotoDimensions: Sendable, Hashable, CustomStringConvertible {
     /// Whether both sides are at most those of `other`.
     public func fits(in other: PhotoDimensions) -> Bool { width <= other.width && height <= other.height }
 
+    /// `WIDTHxHEIGHT`, as `1920x1080`.
     public var description: String { "\(width)x\(height)" }
 
     /// This size scaled down (never up), keeping its aspect ratio, to fit inside `box`; sides

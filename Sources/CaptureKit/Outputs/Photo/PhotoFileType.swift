@@ -25,6 +25,7 @@ public enum PhotoFileType: String, Sendable, Hashable, CaseIterable, CustomStrin
         }
     }
 
+    /// The raw value: `jpeg`, `png` or `heif`.
     public var description: String { rawValue }
 
     /// Whether this machine can write the format (libheif's HEVC encoder for HEIF).
