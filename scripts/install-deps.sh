@@ -11,6 +11,7 @@ packages=(
   ffmpeg                                            # ffprobe for tests, peer tool for benchmarks
   libturbojpeg0-dev libexif-dev libheif-dev         # photos: JPEG from YUV planes, EXIF, HEIF (x265)
   libimage-exiftool-perl libheif-examples           # tests: exiftool reads EXIF, heif-convert decodes HEIF
+  libsqlite3-dev                                    # media library index (SQLite, WAL)
   "$@"
 )
 

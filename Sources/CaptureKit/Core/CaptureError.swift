@@ -29,6 +29,9 @@ public struct CaptureError: Error, Sendable, Equatable, CustomStringConvertible 
         case deviceNotLockedForConfiguration
         /// The device or output does not support the format, frame rate or preset asked for.
         case unsupportedFormat
+        /// The device has no such control (torch, zoom, focus point…); check the matching
+        /// `is…Supported` first.
+        case notSupported
         /// The session cannot use that preset with its current inputs.
         case unsupportedPreset
         /// The input or output cannot be added (already added, wrong media, or a conflict).

@@ -11,6 +11,8 @@ protocol DeviceBackend: AnyObject, Sendable {
     /// unpaced file or virtual device). Lossless consumers may hold back a non-live device
     /// instead of dropping its samples.
     var isLive: Bool { get }
+    /// The camera controls the device really has (torch, focus, exposure, zoom).
+    var controls: DeviceControls { get }
     /// Starts capturing with `configuration`, delivering on the device's own thread to `sink`
     /// until the returned stream is stopped.
     func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream
@@ -18,6 +20,7 @@ protocol DeviceBackend: AnyObject, Sendable {
 
 extension DeviceBackend {
     var isLive: Bool { true }
+    var controls: DeviceControls { DeviceControls() }
 
     /// Throws what every backend checks before streaming: a format the device has, and a device
     /// that is present.

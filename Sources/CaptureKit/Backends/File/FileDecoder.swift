@@ -57,6 +57,17 @@ final class FileDecoder: @unchecked Sendable {
     /// The stream's time base (what frame timestamps count in).
     var timeBase: AVRational { stream.pointee.time_base }
 
+    /// Restarts decoding at the keyframe at or before `timestamp` (in ``timeBase``): wraps
+    /// `av_seek_frame` with `AVSEEK_FLAG_BACKWARD` and `avcodec_flush_buffers`. Returns false
+    /// when the demuxer cannot seek there; the decoder must then not be used further.
+    func seek(toKeyframeAtOrBefore timestamp: Int64) -> Bool {
+        guard av_seek_frame(input.context, stream.pointee.index, timestamp, AVSEEK_FLAG_BACKWARD) >= 0 else { return false }
+        avcodec_flush_buffers(codec)
+        draining = false
+        finished = false
+        return true
+    }
+
     /// Decodes the next frame into `frame` (unreferenced first by libavcodec): wraps
     /// `av_read_frame`, `avcodec_send_packet` and `avcodec_receive_frame`. Returns false at the end
     /// of the file once every buffered frame is out; throws `.corruptFile` when reading or
