@@ -29,6 +29,8 @@ let package = Package(
         ),
         .executableTarget(name: "capture", dependencies: ["CaptureKit"]),
         .executableTarget(name: "capture-bench", dependencies: ["CaptureKit"]),
+        // The seed's CQCaptureManager flow end to end.
+        .executableTarget(name: "CaptureManagerDemo", dependencies: ["CaptureKit"], path: "Examples/CaptureManagerDemo"),
         .testTarget(name: "CaptureKitTests", dependencies: ["CaptureKit"]),
         // Imports only `CaptureKit` (no @testable): proves no C type leaks into the public API.
         .testTarget(name: "PublicAPITests", dependencies: ["CaptureKit"]),

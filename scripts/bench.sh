@@ -4,9 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Build dependencies plus the peer tools the benchmarks race (later: gstreamer1.0-tools,
-# libjpeg-turbo-progs, zbar-tools…).
-scripts/install-deps.sh ffmpeg libjpeg-turbo-progs   # cjpeg: the photo benchmark's peer
+# Build dependencies plus the peer tools the benchmarks race (later: zbar-tools…): cjpeg for the
+# photo benchmark; gst-launch with rawvideoparse/videoconvert (base), qtmux (good), x264enc
+# (ugly) and avenc_aac (libav) for the record benchmark (bad: the anchor's full peer set).
+scripts/install-deps.sh ffmpeg libjpeg-turbo-progs \
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
+  gstreamer1.0-plugins-ugly gstreamer1.0-libav
 
 # Build chatter goes to stderr so `scripts/bench.sh --json` prints only JSON on stdout.
 swift build -c release --product capture-bench >&2

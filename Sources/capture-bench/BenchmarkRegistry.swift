@@ -4,6 +4,7 @@ enum BenchmarkRegistry {
     static let all: [any Benchmark] = [
         DeliveryBenchmark(),
         PhotoBenchmark(),
+        RecordBenchmark(),
     ]
 
     /// The benchmarks named in `names`, in registry order; all of them when `names` is empty.

@@ -13,7 +13,7 @@ enum DeviceLookup {
     /// command has what it asked for) or reuses them when an earlier lookup made them — so
     /// `--device file:a.mp4 --audio-device file:a.mp4` plays one file's picture and sound.
     static func find(_ name: String?, mediaType: MediaType, looping: Bool = true,
-                     pacing: FileDeviceOptions.Pacing = .realTime) throws(CaptureError) -> CaptureDevice {
+                     pacing: DevicePacing = .realTime) throws(CaptureError) -> CaptureDevice {
         if let name, name.hasPrefix(filePrefix) {
             return try fileDevice(path: String(name.dropFirst(filePrefix.count)), mediaType: mediaType, looping: looping, pacing: pacing)
         }
@@ -33,7 +33,7 @@ enum DeviceLookup {
     }
 
     private static func fileDevice(path: String, mediaType: MediaType, looping: Bool,
-                                   pacing: FileDeviceOptions.Pacing) throws(CaptureError) -> CaptureDevice {
+                                   pacing: DevicePacing) throws(CaptureError) -> CaptureDevice {
         guard !path.isEmpty else {
             throw CaptureError(.invalidArgument, "'\(filePrefix)' needs a path, as in \(filePrefix)clip.mp4")
         }

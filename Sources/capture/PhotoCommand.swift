@@ -8,6 +8,7 @@ enum PhotoCommand: Command {
     static let summary = "take a photo (JPEG, PNG or HEIF with EXIF) and print its size and latency"
     static let usage = """
         usage: capture photo OUT [--device ID] [--format jpeg|png|heif] [--quality Q] [--size WxH]
+                                 [--save-to-library [--root DIR]]
 
         Starts the default camera, or DEVICE, at its largest frame size, takes a photo from the
         next frame through a CapturePhotoOutput and writes it to OUT. Prints the path, the photo's
@@ -18,10 +19,14 @@ enum PhotoCommand: Command {
           --quality Q       compression quality 1...100 for JPEG and HEIF (default 90)
           --size WxH        largest photo size: smaller scales the frame down, larger (up to the
                             camera's largest format) switches the camera for the shot
+          --save-to-library also save the photo into the media library (see 'capture library')
+                            and print its path there
+          --root DIR        the library under DIR instead of the user's
         """
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        let arguments = try Arguments(words, options: ["device", "format", "quality", "size"], flags: [])
+        let arguments = try Arguments(words, options: ["device", "format", "quality", "size", "root"], flags: ["save-to-library"])
+        if arguments.value("root") != nil, !arguments.has("save-to-library") { throw UsageError("--root goes with --save-to-library") }
         guard arguments.positional.count == 1 else {
             throw UsageError(arguments.positional.isEmpty ? "missing OUT, the file to write" : "unexpected argument '\(arguments.positional[1])'")
         }
@@ -71,6 +76,11 @@ enum PhotoCommand: Command {
                              Double(latency) / 1e6, device.localizedName, photo.sourceSequenceNumber.map { String($0) } ?? "?",
                              photo.metadata.orientation.rawValue,
                              photo.resolvedSettings.switchesDeviceFormat ? ", format switched for the shot" : ""))
+        if arguments.has("save-to-library") {
+            let library = try arguments.value("root").map { try MediaLibrary(root: URL(fileURLWithPath: $0)) } ?? MediaLibrary.standard()
+            let asset = try library.saveImage(data, fileExtension: fileType.fileExtension, creationDate: photo.metadata.dateTimeOriginal)
+            Console.print("saved to the library: \(asset.fileURL.path) (id \(asset.id))")
+        }
         return .success
     }
 

@@ -10,6 +10,7 @@ enum RecordCommand: Command {
     static let usage = """
         usage: capture record OUT [--device ID] [--audio-device ID | --no-audio] [--duration T]
                               [--preset P] [--codec h264|hevc|mjpeg] [--fragment T] [--unpaced] [--quiet]
+                              [--save-to-library [--root DIR]]
 
         Records OUT (container by extension: .mov, .mp4, .mkv) from the default camera and
         microphone until --duration has passed, or until SIGINT (Ctrl-C) / SIGTERM; either way
@@ -26,14 +27,18 @@ enum RecordCommand: Command {
           --fragment T       write a self-contained fragment every T (default 1s; 0 = off)
           --unpaced          read file: devices as fast as the encoder goes, not in real time
           --quiet            no progress line
+          --save-to-library  also put the finished movie into the media library (a copy; OUT
+                             stays) and write its 100-pixel cover image beside OUT (OUT.cover.jpg)
+          --root DIR         the library under DIR instead of the user's
 
         A file: device is played once: the recording ends with the file.
         """
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        let arguments = try Arguments(words, options: ["device", "audio-device", "duration", "preset", "codec", "fragment"],
-                                      flags: ["no-audio", "quiet", "unpaced"])
+        let arguments = try Arguments(words, options: ["device", "audio-device", "duration", "preset", "codec", "fragment", "root"],
+                                      flags: ["no-audio", "quiet", "unpaced", "save-to-library"])
         guard arguments.positional.count == 1 else { throw UsageError("give exactly one output file") }
+        if arguments.value("root") != nil, !arguments.has("save-to-library") { throw UsageError("--root goes with --save-to-library") }
         let url = URL(fileURLWithPath: arguments.positional[0])
         let duration = try arguments.duration("duration")
         var preset = CaptureSession.Preset.high
@@ -54,7 +59,7 @@ enum RecordCommand: Command {
             fragment = try arguments.duration("fragment") ?? MediaTime(value: 1, timescale: 1)
         }
 
-        let pacing: FileDeviceOptions.Pacing = arguments.has("unpaced") ? .unpaced : .realTime
+        let pacing: DevicePacing = arguments.has("unpaced") ? .unpaced : .realTime
         let camera = try DeviceLookup.find(arguments.value("device"), mediaType: .video, looping: false, pacing: pacing)
         let microphone = arguments.has("no-audio") ? nil
             : try DeviceLookup.find(arguments.value("audio-device"), mediaType: .audio, looping: false, pacing: pacing)
@@ -120,13 +125,28 @@ enum RecordCommand: Command {
                                  clip.videoFrameCount, clip.fileSize, clip.droppedSampleCount))
         }
         if let error {
-            if error.recordingSuccessfullyFinished {
-                Console.print("stopped: \(error.message)")
-                return .success
-            }
-            throw error
+            guard error.recordingSuccessfullyFinished else { throw error }
+            Console.print("stopped: \(error.message)")
         }
+        if arguments.has("save-to-library") { try saveToLibrary(url, root: arguments.value("root")) }
         return .success
+    }
+}
+
+extension RecordCommand {
+    /// Copies the finished movie into the library and writes its cover image beside it, as the
+    /// seed's capture manager does after recording.
+    static func saveToLibrary(_ url: URL, root: String?) throws {
+        let library = try root.map { try MediaLibrary(root: URL(fileURLWithPath: $0)) } ?? MediaLibrary.standard()
+        let asset = try library.saveVideo(at: url, move: false)
+        let generator = AssetImageGenerator(asset: asset)
+        generator.maximumSize = MediaAsset.Size(width: 100, height: 0)
+        generator.appliesPreferredTrackTransform = true
+        let cover = try generator.jpegData(at: .zero)
+        let coverURL = url.appendingPathExtension("cover.jpg")
+        try cover.data.write(to: coverURL, options: .withoutOverwriting)
+        Console.print("saved to the library: \(asset.fileURL.path) (id \(asset.id))")
+        Console.print("cover image: \(coverURL.path)")
     }
 }
 

@@ -85,6 +85,19 @@ final class VideoEncoder {
                 write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
         if let buffer {
             lastDuration = duration
+            // The frame is handed over by reference: libavcodec copies every plane of a frame
+            // without `buf` into a new buffer on each send (a 3 MB copy plus fresh pages per
+            // 1080p frame, which ffmpeg's refcounted frames never pay). The reference keeps the
+            // storage alive until libavcodec lets go of the frame; ours is dropped after sending.
+            let storage = Unmanaged.passRetained(buffer.storage)
+            guard let reference = av_buffer_create(buffer.storage.bytes.assumingMemoryBound(to: UInt8.self), buffer.storage.byteCount,
+                                                   { opaque, _ in opaque.map { Unmanaged<MediaStorage>.fromOpaque($0).release() } },
+                                                   storage.toOpaque(), 0) else {
+                storage.release()
+                throw CaptureError(.outOfMemory, "cannot reference a frame for the encoder", operation: "av_buffer_create")
+            }
+            defer { av_frame_unref(frame) }
+            frame.pointee.buf.0 = reference
             frame.pointee.format = pixelFormat.avPixelFormat.rawValue
             frame.pointee.width = Int32(buffer.width)
             frame.pointee.height = Int32(buffer.height)

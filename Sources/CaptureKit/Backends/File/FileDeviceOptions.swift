@@ -7,15 +7,8 @@
 /// let devices = try CaptureDevice.makeFileDevices(contentsOf: url, options: options)
 /// ```
 public struct FileDeviceOptions: Sendable, Hashable {
-    /// When samples are delivered.
-    public enum Pacing: Sendable, Hashable {
-        /// Like a live device: a sample is delivered once its time in the file, counted from
-        /// when the stream started, has passed on the monotonic clock.
-        case realTime
-        /// As fast as the file decodes (and consumers take it). Timestamps are the same as in
-        /// real time: stream start + the sample's time in the file.
-        case unpaced
-    }
+    /// When the device produces samples.
+    public typealias Pacing = DevicePacing
 
     /// Real time (the default) or unpaced.
     public var pacing: Pacing

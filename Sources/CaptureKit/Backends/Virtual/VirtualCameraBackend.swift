@@ -51,7 +51,7 @@ final class VirtualCameraBackend: DeviceBackend {
             source = .frames(frames)
         }
         return VirtualStream(name: "CaptureKit.camera", connection: connection, pacing: self.configuration.pacing,
-                             period: configuration.frameDuration, sink: sink) { index, pts, duration throws(CaptureError) in
+                             period: configuration.frameDuration, maximumLateness: configuration.frameDuration * 3, sink: sink) { index, pts, duration throws(CaptureError) in
             let frame = try source.frame(at: index)
             return SampleBuffer(media: .video(frame), presentationTimeStamp: pts, duration: duration, sequenceNumber: UInt64(index))
         }

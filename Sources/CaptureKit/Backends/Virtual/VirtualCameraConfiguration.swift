@@ -15,13 +15,8 @@ public struct VirtualCameraConfiguration: Sendable {
         case frames([PixelBuffer])
     }
 
-    /// When frames are produced.
-    public enum Pacing: Sendable {
-        /// One frame per frame duration on the monotonic clock, like a real camera.
-        case realTime
-        /// As fast as possible; timestamps still advance by one frame duration per frame.
-        case unpaced
-    }
+    /// When the device produces samples.
+    public typealias Pacing = DevicePacing
 
     /// The device name.
     public var name: String
@@ -74,7 +69,7 @@ public struct VirtualMicrophoneConfiguration: Sendable {
     /// Frames per delivered buffer (480 = 10 ms at 48 kHz).
     public var framesPerBuffer: Int = 480
     /// Real time or unpaced.
-    public var pacing: VirtualCameraConfiguration.Pacing = .realTime
+    public var pacing: DevicePacing = .realTime
 
     /// A configuration with the defaults of the built-in "Virtual Microphone".
     public init(name: String) {

@@ -34,7 +34,7 @@ final class VirtualMicrophoneBackend: DeviceBackend {
         let pool = StoragePool(blockSize: framesPerBuffer * format.bytesPerFrame, maximumIdle: 32)
         let period = MediaTime(value: Int64(framesPerBuffer), timescale: Int32(format.sampleRate))
         return VirtualStream(name: "CaptureKit.microphone", connection: connection, pacing: self.configuration.pacing,
-                             period: period, sink: sink) { index, pts, duration throws(CaptureError) in
+                             period: period, maximumLateness: MediaTime(value: 1, timescale: 2), sink: sink) { index, pts, duration throws(CaptureError) in
             let buffer = AudioBuffer(format: format, frameCount: framesPerBuffer, storage: try pool.take())
             tone.write(into: buffer, firstFrame: index * framesPerBuffer)
             return SampleBuffer(media: .audio(buffer), presentationTimeStamp: pts, duration: duration,

@@ -7,17 +7,20 @@ final class VirtualStream: DeviceStream {
     typealias Produce = @Sendable (_ index: Int, _ pts: MediaTime, _ duration: MediaTime) throws(CaptureError) -> SampleBuffer
     private let worker: WorkerThread
 
-    init(name: String, connection: VirtualConnection, pacing: VirtualCameraConfiguration.Pacing,
-         period: MediaTime, sink: StreamSink, produce: @escaping Produce) {
+    /// `maximumLateness` is how far behind the stream may fall before it skips samples (a
+    /// camera's few queued buffers; a sound card's much longer buffer).
+    init(name: String, connection: VirtualConnection, pacing: DevicePacing,
+         period: MediaTime, maximumLateness: MediaTime, sink: StreamSink, produce: @escaping Produce) {
+        let lateness = maximumLateness.nanoseconds ?? 0
         worker = WorkerThread(name: name) { thread in
-            Self.run(thread, connection: connection, pacing: pacing, period: period, sink: sink, produce: produce)
+            Self.run(thread, connection: connection, pacing: pacing, period: period, maximumLatenessNs: lateness, sink: sink, produce: produce)
         }
     }
 
     func stop() { worker.stop() }
 
-    private static func run(_ thread: WorkerThread, connection: VirtualConnection, pacing: VirtualCameraConfiguration.Pacing,
-                            period: MediaTime, sink: StreamSink, produce: Produce) {
+    private static func run(_ thread: WorkerThread, connection: VirtualConnection, pacing: DevicePacing,
+                            period: MediaTime, maximumLatenessNs: Int64, sink: StreamSink, produce: Produce) {
         // Timestamps are kept in the period's own timescale so consecutive samples are exactly
         // one period apart (48 kHz audio stays sample-exact, 30 fps video frame-exact).
         let scale = period.timescale
@@ -43,7 +46,9 @@ final class VirtualStream: DeviceStream {
                 let now = MonotonicClock.nanoseconds()
                 if now < due {
                     MonotonicClock.sleep(untilNanoseconds: due)
-                } else if let periodNs = period.nanoseconds, periodNs > 0, now - due > periodNs {
+                } else if let periodNs = period.nanoseconds, periodNs > 0, now - due > max(periodNs, maximumLatenessNs) {
+                    // Like a real device's buffer queue: a short stall is caught up by
+                    // delivering back to back; only a longer one loses samples.
                     let skipped = Int((now - due) / periodNs)
                     index += skipped
                     sink.event(.droppedFrames(count: skipped))

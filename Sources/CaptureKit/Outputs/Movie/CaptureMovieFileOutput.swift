@@ -123,7 +123,7 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
     /// The last finished recording, for code that cannot `await` ``finishRecording()``.
     public var lastRecordedMovie: RecordedMovie? { lastMovie.withLock { $0 } }
 
-    /// Samples dropped so far because the encoder was behind.
+    /// Samples missing so far: refused because the encoder was behind, or skipped by the device.
     public var droppedSampleCount: Int { state.withLock { $0.recording?.progress.withLock { $0.dropped } ?? 0 } }
 
     /// Starts recording to `url` (`startRecording(to:recordingDelegate:)`); the container
@@ -231,6 +231,11 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
 
     override func receive(_ sample: SampleBuffer, from connection: CaptureConnection) {
         state.withLock { $0.recording }?.offer(sample)
+    }
+
+    override func deviceDidDrop(count: Int, from connection: CaptureConnection) {
+        // Frames the device itself skipped are missing from the movie too: counted, not hidden.
+        state.withLock { $0.recording }?.progress.withLock { $0.dropped += count }
     }
 
     override func sessionDidStopRunning() {

@@ -167,7 +167,7 @@ final class MovieRecording: @unchecked Sendable {
                 resumeRequest = nil
             case .resume(let time):
                 resumeRequest = time
-                if videoEncoder == nil { try resumeAudioOnly(at: time) }
+                if videoEncoder == nil { endPause(at: time) }
             case .stop(let time, let reason):
                 stopRequest = (time, reason)
                 if case .requested = reason {} else { try finish(nil) }
@@ -202,22 +202,14 @@ final class MovieRecording: @unchecked Sendable {
 
         // Pausing and resuming take effect on frame boundaries, so video has no jump.
         if pausedSince == nil, let request = pauseRequest, pts >= request {
-            pausedSince = videoEnd ?? origin
-            pauseRequest = nil
-            progress.withLock { $0.paused = true }
-            onEvent(.paused)
+            beginPause(at: videoEnd ?? origin)
         }
-        if let since = pausedSince {
+        if pausedSince != nil {
             guard let request = resumeRequest, pts >= request else {
                 try flushAudio(upTo: pts + duration)
                 return
             }
-            pauses.append((since, pts))
-            pausedTotal += pts - since
-            pausedSince = nil
-            resumeRequest = nil
-            progress.withLock { $0.paused = false }
-            onEvent(.resumed)
+            endPause(at: pts)
         }
 
         let fileTime = pts - origin - pausedTotal
@@ -254,10 +246,7 @@ final class MovieRecording: @unchecked Sendable {
                 onEvent(.started)
             }
             if pausedSince == nil, let request = pauseRequest, sample.presentationTimeStamp >= request {
-                pausedSince = sample.presentationTimeStamp
-                pauseRequest = nil
-                progress.withLock { $0.paused = true }
-                onEvent(.paused)
+                beginPause(at: sample.presentationTimeStamp)
             }
             pendingAudio.append(sample)
             try flushAudio(upTo: pausedSince ?? (sample.presentationTimeStamp + sample.duration))
@@ -282,7 +271,16 @@ final class MovieRecording: @unchecked Sendable {
         if let horizon { try flushAudio(upTo: horizon) }
     }
 
-    private func resumeAudioOnly(at time: MediaTime) throws(CaptureError) {
+    /// Source time `time` starts a pause: nothing from there on is written until `endPause`.
+    private func beginPause(at time: MediaTime) {
+        pausedSince = time
+        pauseRequest = nil
+        progress.withLock { $0.paused = true }
+        onEvent(.paused)
+    }
+
+    /// Source time `time` ends the pause; the file continues where it stopped.
+    private func endPause(at time: MediaTime) {
         guard let since = pausedSince else { return }
         pauses.append((since, time))
         pausedTotal += time - since

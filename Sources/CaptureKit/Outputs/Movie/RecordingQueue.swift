@@ -13,8 +13,10 @@ final class RecordingQueue: @unchecked Sendable {
     }
 
     private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var items: [Item] = []
+    // Guarded by `condition`. Slots before `head` are nil: a popped sample must not stay
+    // referenced until the array is compacted (up to 256 items later), or every 1080p frame
+    // and its converted copy would be held that long, hundreds of megabytes at full speed.
+    private var items: [Item?] = []
     private var head = 0
     private var queuedVideo = 0
     private var queuedAudio = 0
@@ -23,6 +25,11 @@ final class RecordingQueue: @unchecked Sendable {
     /// About 1.5 s of 30 fps video and 5 s of 10 ms audio buffers.
     static let videoCapacity = 45
     static let audioCapacity = 500
+    /// Video frames queued for a producer that is held back rather than refused (an unpaced
+    /// file). Depth absorbs a live camera's frames while the encoder is busy; a held-back
+    /// producer just waits, so a few frames keep the encoder fed, and 45 raw frames would only
+    /// hold memory (180 MiB of 1080p YUYV) without changing what is recorded.
+    static let heldBackVideoCapacity = 8
 
     enum PushResult { case queued, full, closed }
 
@@ -32,7 +39,7 @@ final class RecordingQueue: @unchecked Sendable {
         let video = sample.mediaType == .video
         condition.lock()
         defer { condition.unlock() }
-        while !closed, isFull(video: video) {
+        while !closed, isFull(video: video, holdBack: holdBack) {
             guard holdBack else { return .full }
             condition.wait()
         }
@@ -43,8 +50,8 @@ final class RecordingQueue: @unchecked Sendable {
         return .queued
     }
 
-    private func isFull(video: Bool) -> Bool {
-        video ? queuedVideo >= Self.videoCapacity : queuedAudio >= Self.audioCapacity
+    private func isFull(video: Bool, holdBack: Bool) -> Bool {
+        video ? queuedVideo >= (holdBack ? Self.heldBackVideoCapacity : Self.videoCapacity) : queuedAudio >= Self.audioCapacity
     }
 
     /// Queues a command; never refused before `close()`.
@@ -64,7 +71,8 @@ final class RecordingQueue: @unchecked Sendable {
         while head == items.count {
             if closed || !condition.wait(until: deadline) { return nil }
         }
-        let item = items[head]
+        guard let item = items[head] else { preconditionFailure("RecordingQueue: the slot at head is empty (only popped slots are)") }
+        items[head] = nil
         head += 1
         if head > 256, head * 2 > items.count {
             items.removeFirst(head)

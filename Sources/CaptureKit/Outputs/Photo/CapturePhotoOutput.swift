@@ -24,7 +24,7 @@ import Synchronization
 /// the photo comes at the streaming size — while an output that cannot take a change of frame
 /// size (a movie file output) records from the same camera.
 public final class CapturePhotoOutput: CaptureOutput, @unchecked Sendable {
-    let engine = PhotoCaptureEngine(threadName: "CaptureKit.photoOutput")
+    let engine = PhotoCaptureEngine(threadName: "CaptureKit.photoOutput", noun: "photo")
     private let ceiling = Mutex<PhotoDimensions?>(nil)
     /// Where delegates registered without a queue are called: one serial queue, so the calls of
     /// successive requests keep their order.
@@ -100,16 +100,10 @@ public final class CapturePhotoOutput: CaptureOutput, @unchecked Sendable {
 
     override func attach(to session: CaptureSession?) {
         super.attach(to: session)
-        if session == nil {
-            engine.failWaiting(with: .invalidState("the output was removed from its session before the photo's frame arrived"))
-        }
+        if session == nil { engine.outputWasRemoved() }
     }
 
-    override func sessionDidStopRunning() {
-        engine.failWaiting(with: .invalidState("the session stopped before the photo's frame arrived"))
-    }
+    override func sessionDidStopRunning() { engine.sessionDidStop() }
 
-    override func sessionWasInterrupted(_ reason: CaptureSession.InterruptionReason) {
-        engine.failWaiting(with: CaptureError(.deviceDisconnected, "the camera went away before the photo's frame arrived"))
-    }
+    override func sessionWasInterrupted(_ reason: CaptureSession.InterruptionReason) { engine.cameraWasLost() }
 }

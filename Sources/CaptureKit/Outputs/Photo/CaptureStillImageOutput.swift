@@ -34,7 +34,7 @@ public final class CaptureStillImageOutput: CaptureOutput, @unchecked Sendable {
         }
     }
 
-    let engine = PhotoCaptureEngine(threadName: "CaptureKit.stillImageOutput")
+    let engine = PhotoCaptureEngine(threadName: "CaptureKit.stillImageOutput", noun: "still")
     private let settings = Mutex(OutputSettings())
     private let callbackQueue = DispatchQueue(label: "CaptureKit.stillImageOutput.completion")
 
@@ -119,16 +119,10 @@ public final class CaptureStillImageOutput: CaptureOutput, @unchecked Sendable {
 
     override func attach(to session: CaptureSession?) {
         super.attach(to: session)
-        if session == nil {
-            engine.failWaiting(with: .invalidState("the output was removed from its session before the still's frame arrived"))
-        }
+        if session == nil { engine.outputWasRemoved() }
     }
 
-    override func sessionDidStopRunning() {
-        engine.failWaiting(with: .invalidState("the session stopped before the still's frame arrived"))
-    }
+    override func sessionDidStopRunning() { engine.sessionDidStop() }
 
-    override func sessionWasInterrupted(_ reason: CaptureSession.InterruptionReason) {
-        engine.failWaiting(with: CaptureError(.deviceDisconnected, "the camera went away before the still's frame arrived"))
-    }
+    override func sessionWasInterrupted(_ reason: CaptureSession.InterruptionReason) { engine.cameraWasLost() }
 }

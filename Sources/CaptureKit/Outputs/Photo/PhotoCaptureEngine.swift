@@ -18,9 +18,12 @@ final class PhotoCaptureEngine: @unchecked Sendable {
     /// Read on the device thread for every frame, so kept outside the lock.
     private let armedCount = Atomic<Int>(0)
     private let threadName: String
+    /// What the owner calls a request in messages ("photo", "still").
+    private let noun: String
 
-    init(threadName: String) {
+    init(threadName: String, noun: String) {
         self.threadName = threadName
+        self.noun = noun
     }
 
     /// Requests accepted and not yet reported to the end.
@@ -190,6 +193,21 @@ final class PhotoCaptureEngine: @unchecked Sendable {
         condition.lock()
         for request in queue where request.frame == nil && request.failure == nil { failLocked(request, with: error) }
         condition.unlock()
+    }
+
+    /// The owner's output left its session: pending requests fail.
+    func outputWasRemoved() {
+        failWaiting(with: .invalidState("the output was removed from its session before the \(noun)'s frame arrived"))
+    }
+
+    /// The session stopped: pending requests fail.
+    func sessionDidStop() {
+        failWaiting(with: .invalidState("the session stopped before the \(noun)'s frame arrived"))
+    }
+
+    /// The camera went away: pending requests fail.
+    func cameraWasLost() {
+        failWaiting(with: CaptureError(.deviceDisconnected, "the camera went away before the \(noun)'s frame arrived"))
     }
 
     private func fail(_ request: PhotoRequest, with error: CaptureError) {

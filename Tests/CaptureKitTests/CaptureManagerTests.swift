@@ -1,0 +1,101 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import CaptureKit
+
+extension RealTimeCaptureTests {
+    /// The seed's CQCaptureManager flow through `CaptureManager`: the delegate hears exactly the
+    /// seed's callbacks, in order, and the library holds the results.
+    @Suite(.serialized)
+    struct CaptureManagerTests {
+        /// Records the delegate's calls by name.
+        final class Calls: CaptureManagerDelegate {
+            let names = Recorder<String>()
+            let coverWidths = Recorder<Int>()
+
+            func mediaCaptureImageFileSuccess() { names.append("mediaCaptureImageFileSuccess") }
+            func mediaCaptureImageFailed(with error: CaptureError) { names.append("mediaCaptureImageFailed") }
+            func assetLibraryWriteImageSuccess(with image: PixelBuffer, asset: MediaAsset) { names.append("assetLibraryWriteImageSuccess") }
+            func assetLibraryWriteImageFailed(with error: CaptureError) { names.append("assetLibraryWriteImageFailed") }
+            func mediaCaptureMovieFileSuccess() { names.append("mediaCaptureMovieFileSuccess") }
+            func mediaCaptureMovieFileFailed(with error: CaptureError) { names.append("mediaCaptureMovieFileFailed") }
+            func assetLibraryWriteMovieFileSuccess(with coverImage: PixelBuffer, asset: MediaAsset) {
+                coverWidths.append(coverImage.width)
+                names.append("assetLibraryWriteMovieFileSuccess")
+            }
+            func assetLibraryWriteMovieFileFailed(with error: CaptureError) { names.append("assetLibraryWriteMovieFileFailed") }
+            func deviceConfigurationFailed(with error: CaptureError) { names.append("deviceConfigurationFailed") }
+        }
+
+        private func makeManager() throws -> (CaptureManager, Calls, URL) {
+            let root = FileFixtures.directory.appendingPathComponent("manager-\(UUID().uuidString.prefix(6))")
+            let manager = CaptureManager(library: try MediaLibrary(root: root))
+            let calls = Calls()
+            manager.setDelegate(calls, queue: DispatchQueue(label: "tests.manager"))
+            return (manager, calls, root)
+        }
+
+        @Test func aPhotoGoesToTheLibraryWithTheSeedsCallbacks() async throws {
+            let (manager, calls, _) = try makeManager()
+            manager.configureSessionPreset(.vga640x480)
+            manager.captureStillImage()
+            #expect(await calls.names.wait(forCount: 2, timeout: .seconds(20)))
+            #expect(calls.names.items == ["mediaCaptureImageFileSuccess", "assetLibraryWriteImageSuccess"])
+            let photos = try manager.library.assets(kind: .photo)
+            #expect(photos.count == 1)
+            let photo = try #require(photos.first)
+            #expect(photo.naturalSize == MediaAsset.Size(width: 640, height: 480))
+            try await manager.stopSession()
+        }
+
+        @Test func aMovieGoesToTheLibraryWithA100PixelCover() async throws {
+            let (manager, calls, _) = try makeManager()
+            manager.configureSessionPreset(.vga640x480)
+            let frames = CaptureVideoDataOutput()
+            let clock = SampleRecorder()
+            clock.attach(to: frames)
+            try await manager.startRecordingMovieFile()
+            try manager.captureSession.addOutput(frames)
+            #expect(await clock.samples.wait(forCount: 30))
+            #expect(manager.isRecordingMovieFile)
+            let saved = try await manager.finishRecordingMovieFile()
+            #expect(await calls.names.wait(forCount: 2, timeout: .seconds(20)))
+            #expect(calls.names.items == ["mediaCaptureMovieFileSuccess", "assetLibraryWriteMovieFileSuccess"])
+            #expect(calls.coverWidths.items == [100])
+            #expect(saved.coverImage.width == 100)
+            #expect(saved.coverImage.height == 75)
+            let movies = try manager.library.assets(kind: .video)
+            #expect(movies.map(\.id) == [saved.asset.id])
+            #expect(saved.asset.duration.seconds > 0.5)
+            let probe = try ProbedMovie.probe(saved.asset.fileURL.path)
+            #expect(probe.video?.codec == "h264")
+            #expect(probe.audio != nil, "the manager records the default microphone")
+            try await manager.stopSession()
+        }
+
+        @Test func unsupportedControlsReportDeviceConfigurationFailed() async throws {
+            let (manager, calls, _) = try makeManager()
+            try manager.configureVideoInput(position: .back)
+            #expect(manager.activeCamera != nil)
+            do {
+                try manager.setTorchMode(.on)
+                Issue.record("the virtual camera has no torch")
+            } catch {
+                #expect(error.code == .notSupported)
+            }
+            #expect(await calls.names.wait(forCount: 1))
+            #expect(calls.names.items == ["deviceConfigurationFailed"])
+        }
+
+        @Test func theSeedsCameraFallbackFindsACamera() {
+            // No camera faces back or front here: the back request falls back to any camera,
+            // the front request finds none (as the seed returns nil).
+            let hasFacing = CaptureDevice.allDevices.contains { $0.hasMediaType(.video) && $0.position != .unspecified }
+            if !hasFacing {
+                #expect(CaptureManager.camera(for: .back) != nil)
+                #expect(CaptureManager.camera(for: .front) == nil)
+            }
+            #expect(CaptureManager.camera(for: .unspecified) == CaptureDevice.default(for: .video))
+        }
+    }
+}
