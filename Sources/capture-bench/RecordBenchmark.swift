@@ -19,8 +19,9 @@ struct RecordBenchmark: Benchmark {
     /// Runs per row; the median by CPU is reported. Rounds are interleaved (every row once,
     /// then again), so a burst of load from elsewhere hits all rows alike.
     static let runs = 3
-    /// The keyframe intervals compared, in frames.
-    static let keyframeIntervals = [30, 250]
+
+    /// A row's median run and the table row made from it.
+    private typealias Median = (job: any RecordJob, run: RecordRun, row: Measurement)
 
     func run(_ settings: BenchSettings) throws -> BenchmarkReport {
         // ffmpeg makes the inputs and ffprobe counts what every row wrote: without them nothing
@@ -37,7 +38,8 @@ struct RecordBenchmark: Benchmark {
         var notes: [String] = []
         var jobs: [any RecordJob] = []
         let hasGStreamer = ChildProcess.locate("gst-launch-1.0") != nil
-        for interval in Self.keyframeIntervals {
+        // CaptureKit's default keyframe interval is one 1 s fragment: the frame rate in frames.
+        for interval in [inputs.frameRate, 250] {
             let output = { (tool: String) in "\(scratch)/record_out_\(tool)_k\(interval).mov" }
             jobs.append(RecordPeer.ffmpeg(inputs: inputs, keyframeInterval: interval, outputPath: output("ffmpeg")))
             if hasGStreamer {
@@ -72,11 +74,12 @@ struct RecordBenchmark: Benchmark {
             }
         }
         for (index, reason) in skipped.sorted(by: { $0.key < $1.key }) {
-            notes.append("\(jobs[index].label): skipped, \(reason)")
+            let packages = (jobs[index] as? RecordPeer).map { " (needs \($0.packages))" } ?? ""
+            notes.append("\(jobs[index].label): skipped, \(reason)\(packages)")
         }
 
         var rows: [Measurement] = []
-        var medians: [(job: any RecordJob, run: RecordRun, row: Measurement)] = []
+        var medians: [Median] = []
         for (index, job) in jobs.enumerated() where skipped[index] == nil && !runs[index].isEmpty {
             let median = runs[index].sorted { $0.cpuSeconds < $1.cpuSeconds }[runs[index].count / 2]
             let row = Measurement(label: job.label, tool: job.tool, frames: median.counts.video, delivered: nil,
@@ -99,11 +102,11 @@ struct RecordBenchmark: Benchmark {
     }
 
     /// The ffmpeg row a row is compared to: the one with the same keyframe interval.
-    private static func reference(for job: any RecordJob, in medians: [(job: any RecordJob, run: RecordRun, row: Measurement)]) -> Measurement? {
+    private static func reference(for job: any RecordJob, in medians: [Median]) -> Measurement? {
         medians.first { $0.job.tool == "ffmpeg" && $0.job.keyframeInterval == job.keyframeInterval }?.row
     }
 
-    private static func readingNotes(inputs: RecordInputs, medians: [(job: any RecordJob, run: RecordRun, row: Measurement)],
+    private static func readingNotes(inputs: RecordInputs, medians: [Median],
                                      allRuns: [(any RecordJob, [RecordRun])]) -> [String] {
         let rawMiB = Double(inputs.width * inputs.height * 2 * inputs.frames) / 1_048_576
         var notes = [
@@ -152,12 +155,13 @@ struct RecordBenchmark: Benchmark {
                 dropped.append("\(job.label): \(lost.map(String.init).joined(separator: "/")) per run")
             }
         }
-        notes.append(String(format: "peak RSS: CaptureKit's is this process's VmHWM over the job (with its own baseline); a peer's is "
-                            + "its ru_maxrss, which counts this process's resident size at spawn as a floor (at most %.0f MiB here)",
-                            Double(spawnFloor) / 1_048_576))
+        notes.append(String(format: "peak RSS: CaptureKit's is this process's VmHWM over the job (its baseline included; the heap is "
+                            + "trimmed before every run); a peer's is its ru_maxrss, which counts this process's resident size at "
+                            + "spawn as a floor (at most %.0f MiB here)", Double(spawnFloor) / 1_048_576))
         if !dropped.isEmpty {
-            notes.append("dropped = samples CaptureKit's recording discarded (RecordedMovie.droppedSampleCount), filled with silence "
-                         + "in the file, so its audio track is not the same work as the peers': " + dropped.joined(separator: "; "))
+            notes.append("dropped = samples CaptureKit's recording discarded (RecordedMovie.droppedSampleCount) and filled with silence, "
+                         + "so its audio is not the same work as the peers' (silence costs the AAC encoder less): "
+                         + dropped.joined(separator: "; "))
         }
         return notes
     }

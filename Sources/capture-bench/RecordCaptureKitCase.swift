@@ -5,9 +5,10 @@ import Glibc
 
 /// CaptureKit's side of `record-1080p`, in this process through the public API — what
 /// `capture record OUT --device file:NUT --audio-device file:WAV --unpaced` does, without the
-/// process start-up: unpaced file devices (as fast as the encoder takes frames, nothing
-/// dropped), a movie output armed before the session starts so the first frame is recorded,
-/// stopped when both files have ended, finished file (defragmented when fragmented).
+/// process start-up: unpaced file devices (as fast as the encoder takes frames: a device is held
+/// back, not dropped from, while the encoder is behind), a movie output armed before the session
+/// starts so the first frame is recorded, stopped when both files have ended, finished file
+/// (defragmented when fragmented).
 ///
 /// The whole job is measured, from opening the files to the closed movie, by this process's
 /// `getrusage`: every CaptureKit thread (file readers, session, encoder, x264's threads).
@@ -39,6 +40,7 @@ struct RecordCaptureKitCase: RecordJob {
 
     func run(scratchDirectory: String) throws -> RecordRun {
         unlink(outputPath)
+        RecordHeap.trim()
         let wasReset = PeakMemory.reset()
         let before = ResourceSnapshot.now()
 

@@ -12,13 +12,14 @@ struct RecordPeer: RecordJob {
     /// The Debian packages that provide the tool and the elements it uses (for the "skipped" note).
     let packages: String
 
-    /// Runs the command once. This process's high-water mark is reset first: the kernel hands it
-    /// to the child at `exec` as the floor of its `ru_maxrss`, so only the current size counts.
+    /// Runs the command once. The kernel hands this process's high-water mark to the child at
+    /// `exec` as the floor of its `ru_maxrss`, so the heap is trimmed and the mark reset first.
     func run(scratchDirectory: String) throws -> RecordRun {
         guard let executable = ChildProcess.locate(tool) else {
             throw BenchError("\(tool) is not installed")
         }
         unlink(outputPath)
+        RecordHeap.trim()
         _ = PeakMemory.reset()
         let atSpawn = PeakMemory.current()
         let result = try ChildProcess.run(executable, arguments, scratchDirectory: scratchDirectory)

@@ -22,20 +22,21 @@ enum FileFixtures {
 
     private static let made = Mutex<[String: URL]>([:])
 
-    /// Runs `tool` with `arguments` and returns its standard output; throws with its standard
+    /// Runs `tool` with `arguments` and returns its standard output (with its standard error
+    /// mixed in when `includingErrors`, for tools that report there); throws with its standard
     /// error when it fails.
     @discardableResult
-    static func run(_ tool: String, _ arguments: [String]) throws -> Data {
+    static func run(_ tool: String, _ arguments: [String], includingErrors: Bool = false) throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [tool] + arguments
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
-        process.standardError = errors
+        process.standardError = includingErrors ? output : errors
         try process.run()
         // Read before waiting so a full pipe cannot block the tool.
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        let messages = errors.fileHandleForReading.readDataToEndOfFile()
+        let messages = includingErrors ? data : errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw ToolFailure(description: "\(tool) \(arguments.joined(separator: " ")) failed: \(String(decoding: messages, as: UTF8.self))")

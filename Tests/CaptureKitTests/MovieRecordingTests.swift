@@ -243,7 +243,11 @@ extension RealTimeCaptureTests {
         }
 
         @Test func anUnpacedFileIsRecordedWholeAndExact() async throws {
-            let source = try FileFixtures.mp4()
+            // Long enough that the unpaced audio runs seconds ahead of the video.
+            let source = try FileFixtures.file("av-8s.mp4") {
+                try FileFixtures.ffmpeg(FileFixtures.picture(size: "160x120", seconds: 8) + FileFixtures.tone(seconds: 8)
+                                        + ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"], to: $0)
+            }
             let devices = try CaptureDevice.makeFileDevices(contentsOf: source, options: FileDeviceOptions(pacing: .unpaced, looping: false))
             defer { devices.remove() }
             let camera = try #require(devices.video), microphone = try #require(devices.audio)
@@ -279,6 +283,10 @@ extension RealTimeCaptureTests {
             #expect(video.frames == original.video?.frames, "every frame of the file, exactly")
             #expect(abs(video.duration - (original.video?.duration ?? 0)) < 0.001)
             #expect(abs((video.startTime + video.duration) - (audio.startTime + audio.duration)) <= frame, "A/V end offset")
+            // The tone is there from start to end: no stretch of it was replaced by silence.
+            let report = try FileFixtures.run("ffmpeg", ["-v", "info", "-nostats", "-i", url.path, "-af", "silencedetect=n=-50dB:d=0.1",
+                                                         "-f", "null", "-"], includingErrors: true)
+            #expect(!String(decoding: report, as: UTF8.self).contains("silence_start"), "the recorded audio has silent stretches")
         }
 
         @Test func aLostCameraFinishesTheFile() async throws {

@@ -86,6 +86,7 @@ final class MovieRecording: @unchecked Sendable {
     private var resumeRequest: MediaTime?
     private var pausedSince: MediaTime?
     private var pendingAudio: [SampleBuffer] = []
+    private var audioHorizon: MediaTime?      // end of the last audio sample seen (source time)
     private var audioSamplesWritten: Int64 = 0
     private var stopRequest: (at: MediaTime, reason: StopReason)?
     private var lastSpaceCheck: MediaTime = .zero
@@ -170,16 +171,27 @@ final class MovieRecording: @unchecked Sendable {
                 if videoEncoder == nil { endPause(at: time) }
             case .stop(let time, let reason):
                 stopRequest = (time, reason)
-                if case .requested = reason {} else { try finish(nil) }
+                if case .requested = reason, !isFinal {} else { try finish(nil) }
             case nil:
                 // Nothing arrived for a while: a stop whose frames will never come completes now.
-                if let stop = stopRequest, MonotonicClock.now() > stop.at + MediaTime(value: 1, timescale: 4) {
+                if let stop = stopRequest, isFinal || MonotonicClock.now() > stop.at + MediaTime(value: 1, timescale: 4) {
                     try finish(nil)
                 }
             }
         } catch {
             abort(error)
         }
+    }
+
+    /// Whether waiting any longer for a requested stop can no longer change the file. After the
+    /// stop, a video frame is not recorded and audio is cut at the last frame written, so the
+    /// grace period only lets late audio fill the time up to that frame; once audio has arrived
+    /// that far (or there is no audio track), the file is final and the recording finishes at
+    /// once — an unpaced file would otherwise sit idle for the whole grace period.
+    private var isFinal: Bool {
+        guard videoEncoder != nil, let videoEnd else { return false }
+        guard audioEncoder != nil else { return true }
+        return audioHorizon.map { $0 >= videoEnd } ?? false
     }
 
     private func handleVideo(_ sample: SampleBuffer) throws(CaptureError) {
@@ -262,9 +274,14 @@ final class MovieRecording: @unchecked Sendable {
             }
             return
         }
+        let end = sample.presentationTimeStamp + sample.duration
+        audioHorizon = audioHorizon.map { max($0, end) } ?? end
         pendingAudio.append(sample)
-        // Video stalled (a lost camera): keep at most a few seconds of audio waiting.
-        if let first = pendingAudio.first, sample.presentationTimeStamp - first.presentationTimeStamp > MediaTime(value: 3, timescale: 1) {
+        // Video stalled (a lost camera): keep at most a few seconds of audio waiting. Unpaced
+        // sources are the exception: their audio decodes far ahead of the video and must all be
+        // kept (10 minutes of lead, ~115 MB of stereo 16-bit audio, before anything is lost).
+        let maximumLead = MediaTime(value: configuration.holdBack ? 600 : 3, timescale: 1)
+        if let first = pendingAudio.first, sample.presentationTimeStamp - first.presentationTimeStamp > maximumLead {
             pendingAudio.removeFirst()
             progress.withLock { $0.dropped += 1 }
         }
