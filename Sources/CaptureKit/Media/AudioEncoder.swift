@@ -22,19 +22,13 @@ final class AudioEncoder {
 
     /// Opens the encoder. Wraps `avcodec_open2` and `swr_init`.
     init(codec: MovieOutputSettings.AudioCodec, input: AudioFormat, bitRate: Int, globalHeader: Bool) throws(CaptureError) {
-        FFmpeg.prepare()
         let name: String
         switch codec {
         case .aac: name = "aac"
         case .pcm: name = "pcm_s16le"
         case .opus: name = "libopus"
         }
-        guard let encoder = avcodec_find_encoder_by_name(name) else {
-            throw CaptureError(.unsupportedFormat, "this FFmpeg has no \(name) encoder", operation: "avcodec_find_encoder_by_name")
-        }
-        guard let context = avcodec_alloc_context3(encoder), let frame = av_frame_alloc(), let packet = av_packet_alloc() else {
-            throw CaptureError(.outOfMemory, "cannot allocate the \(name) encoder", operation: "avcodec_alloc_context3")
-        }
+        let (encoder, context, frame, packet) = try FFmpeg.allocateEncoder(named: name)
         self.context = context
         self.frame = frame
         self.packet = packet

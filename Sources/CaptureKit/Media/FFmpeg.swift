@@ -41,6 +41,27 @@ enum FFmpeg {
     static func prepare() { _ = quietLogging }
     private static let quietLogging: Void = av_log_set_level(AV_LOG_ERROR)
 
+    /// The encoder `name` with a context, a frame and a packet for it, allocated together: if one
+    /// allocation fails, the others are freed. Wraps `avcodec_find_encoder_by_name`.
+    static func allocateEncoder(named name: String) throws(CaptureError)
+        -> (encoder: UnsafePointer<AVCodec>, context: UnsafeMutablePointer<AVCodecContext>,
+            frame: UnsafeMutablePointer<AVFrame>, packet: UnsafeMutablePointer<AVPacket>) {
+        prepare()
+        guard let encoder = avcodec_find_encoder_by_name(name) else {
+            throw CaptureError(.unsupportedFormat, "this FFmpeg has no \(name) encoder", operation: "avcodec_find_encoder_by_name")
+        }
+        var context = avcodec_alloc_context3(encoder)
+        var frame = av_frame_alloc()
+        var packet = av_packet_alloc()
+        guard let allocatedContext = context, let allocatedFrame = frame, let allocatedPacket = packet else {
+            avcodec_free_context(&context)
+            av_frame_free(&frame)
+            av_packet_free(&packet)
+            throw CaptureError(.outOfMemory, "cannot allocate the \(name) encoder", operation: "avcodec_alloc_context3")
+        }
+        return (encoder, allocatedContext, allocatedFrame, allocatedPacket)
+    }
+
     /// Whether this FFmpeg build has the encoder `name` (libx265 is optional in some builds).
     static func hasEncoder(_ name: String) -> Bool { avcodec_find_encoder_by_name(name) != nil }
 

@@ -19,14 +19,8 @@ final class VideoEncoder {
     init(codec: MovieOutputSettings.VideoCodec, width: Int, height: Int, sourceFormat: PixelFormat,
          frameDuration: MediaTime, settings: MovieOutputSettings, keyframeInterval: MediaTime,
          globalHeader: Bool) throws(CaptureError) {
-        FFmpeg.prepare()
         let name = codec.encoderName
-        guard let encoder = avcodec_find_encoder_by_name(name) else {
-            throw CaptureError(.unsupportedFormat, "this FFmpeg has no \(name) encoder", operation: "avcodec_find_encoder_by_name")
-        }
-        guard let context = avcodec_alloc_context3(encoder), let frame = av_frame_alloc(), let packet = av_packet_alloc() else {
-            throw CaptureError(.outOfMemory, "cannot allocate the \(name) encoder", operation: "avcodec_alloc_context3")
-        }
+        let (encoder, context, frame, packet) = try FFmpeg.allocateEncoder(named: name)
         self.context = context
         self.frame = frame
         self.packet = packet
