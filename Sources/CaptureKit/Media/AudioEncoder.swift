@@ -122,8 +122,7 @@ final class AudioEncoder {
         try encodeFullFrames(write: write)
         let left = av_audio_fifo_size(fifo)
         if left > 0 { try encodeFrame(samples: left, write: write) }
-        let result = avcodec_send_frame(context, nil)
-        if result != FFmpeg.eof { try FFmpeg.check(result, "avcodec_send_frame(flush)") }
+        try FFmpeg.flushEncoder(context, "audio")
         try drain(write: write)
     }
 
@@ -177,13 +176,7 @@ final class AudioEncoder {
     }
 
     private func drain(write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
-        while true {
-            let result = avcodec_receive_packet(context, packet)
-            if result == FFmpeg.again || result == FFmpeg.eof { return }
-            try FFmpeg.check(result, "avcodec_receive_packet(audio)")
-            defer { av_packet_unref(packet) }
-            try write(packet)
-        }
+        try FFmpeg.drainEncoder(context, into: packet, "audio", write: write)
     }
 }
 

@@ -62,6 +62,27 @@ enum FFmpeg {
         return (encoder, allocatedContext, allocatedFrame, allocatedPacket)
     }
 
+    /// Tells an encoder no more frames come (a second flush, answered with EOF, is fine).
+    static func flushEncoder(_ context: UnsafeMutablePointer<AVCodecContext>, _ label: String) throws(CaptureError) {
+        let result = avcodec_send_frame(context, nil)
+        if result != eof { try check(result, "avcodec_send_frame(\(label), flush)") }
+    }
+
+    /// Hands every packet the encoder has ready to `write` (after `prepare`), unreferencing each
+    /// afterwards. Wraps `avcodec_receive_packet`.
+    static func drainEncoder(_ context: UnsafeMutablePointer<AVCodecContext>, into packet: UnsafeMutablePointer<AVPacket>,
+                             _ label: String, prepare: (UnsafeMutablePointer<AVPacket>) -> Void = { _ in },
+                             write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
+        while true {
+            let result = avcodec_receive_packet(context, packet)
+            if result == again || result == eof { return }
+            try check(result, "avcodec_receive_packet(\(label))")
+            defer { av_packet_unref(packet) }
+            prepare(packet)
+            try write(packet)
+        }
+    }
+
     /// Whether this FFmpeg build has the encoder `name` (libx265 is optional in some builds).
     static func hasEncoder(_ name: String) -> Bool { avcodec_find_encoder_by_name(name) != nil }
 

@@ -117,21 +117,16 @@ final class VideoEncoder {
             }
             try FFmpeg.check(avcodec_send_frame(context, frame), "avcodec_send_frame")
         } else {
-            let result = avcodec_send_frame(context, nil)
-            if result != FFmpeg.eof { try FFmpeg.check(result, "avcodec_send_frame(flush)") }
+            try FFmpeg.flushEncoder(context, "video")
         }
         try drain(write: write)
     }
 
     private func drain(write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
-        while true {
-            let result = avcodec_receive_packet(context, packet)
-            if result == FFmpeg.again || result == FFmpeg.eof { return }
-            try FFmpeg.check(result, "avcodec_receive_packet")
-            if packet.pointee.duration == 0 { packet.pointee.duration = lastDuration }
-            defer { av_packet_unref(packet) }
-            try write(packet)
-        }
+        let duration = lastDuration
+        try FFmpeg.drainEncoder(context, into: packet, "video", prepare: { packet in
+            if packet.pointee.duration == 0 { packet.pointee.duration = duration }
+        }, write: write)
     }
 }
 

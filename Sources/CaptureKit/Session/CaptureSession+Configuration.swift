@@ -70,9 +70,10 @@ extension CaptureSession {
         }
     }
 
-    /// Removes an input; does nothing for an input the session does not have.
+    /// Removes an input; does nothing for an input the session does not have. A failure to apply
+    /// the change (rolled back) is posted as a `.runtimeError` event.
     public func removeInput(_ input: CaptureInput) {
-        try? staging { $0.inputs.removeAll { $0 === input } }
+        do { try staging { $0.inputs.removeAll { $0 === input } } } catch { eventHub.post(.runtimeError(error)) }
     }
 
     private static func problem(adding input: CaptureInput, to graph: Graph) -> String? {
@@ -107,9 +108,10 @@ extension CaptureSession {
         }
     }
 
-    /// Removes an output; does nothing for an output the session does not have.
+    /// Removes an output; does nothing for an output the session does not have. A failure to
+    /// apply the change (rolled back) is posted as a `.runtimeError` event.
     public func removeOutput(_ output: CaptureOutput) {
-        try? staging { $0.outputs.removeAll { $0 === output } }
+        do { try staging { $0.outputs.removeAll { $0 === output } } } catch { eventHub.post(.runtimeError(error)) }
         // Never committed: free it for other sessions at once.
         if !model.withLock({ $0.committed.outputs.contains { $0 === output } || $0.staged.outputs.contains { $0 === output } }) {
             output.attach(to: nil)
@@ -175,7 +177,7 @@ extension CaptureSession {
             } catch {
                 for (device, old) in previousFormats { device.applyPresetFormat(old.format, frameDuration: old.frameDuration) }
                 rollBack(to: committed, from: staged)
-                try? restreamDevices(for: committed, connections: oldConnections)
+                do { try restreamDevices(for: committed, connections: oldConnections) } catch { eventHub.post(.runtimeError(error)) }
                 throw error
             }
         } else {
