@@ -23,9 +23,11 @@ let package = Package(
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         // The media library's index: SQLite (WAL).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The metadata output's barcode and QR code scanner: ZBar, on the luma plane.
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .target(
             name: "CaptureKit",
-            dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite"]
+            dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite", "CZBar"]
         ),
         .executableTarget(name: "capture", dependencies: ["CaptureKit"]),
         .executableTarget(name: "capture-bench", dependencies: ["CaptureKit"]),

@@ -1,0 +1,267 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Finds barcodes and QR codes in the video a session captures (`AVCaptureMetadataOutput`),
+/// with ZBar, on a thread of its own.
+///
+/// Like AVFoundation's, the output looks for nothing until told which
+/// ``metadataObjectTypes`` to find. It always works on the newest frame: while it is busy with
+/// one frame, newer ones replace each other and the skipped ones are counted in
+/// ``statistics``, so scanning never slows capture or the session's other outputs.
+///
+/// ```swift
+/// let scanner = CaptureMetadataOutput()
+/// try session.addOutput(scanner)
+/// try scanner.setMetadataObjectTypes([.qr, .ean13])
+/// try scanner.setRectOfInterest(CGRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5))   // faster
+/// try await session.start()
+/// for await objects in scanner.metadataObjects {
+///     for case let code as MachineReadableCodeObject in objects { print(code.stringValue ?? "") }
+/// }
+/// ```
+public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
+    /// What the output has scanned and skipped since it was made.
+    public struct Statistics: Sendable, Hashable {
+        /// Frames searched for codes.
+        public var scannedFrames: Int
+        /// Frames not searched because a newer one arrived while the output was busy (or the
+        /// device skipped them).
+        public var skippedFrames: Int
+        /// Frames in which at least one code was found (one delegate call / stream element each).
+        public var framesWithObjects: Int
+    }
+
+    private struct Settings {
+        var types: Set<MetadataObject.ObjectType> = []
+        var orderedTypes: [MetadataObject.ObjectType] = []
+        var rectOfInterest = CGRect(x: 0, y: 0, width: 1, height: 1)
+    }
+
+    private struct Consumers {
+        weak var delegate: (any CaptureMetadataOutputObjectsDelegate)?
+        var queue: DispatchQueue?
+        var streams: [Int: AsyncStream<[MetadataObject]>.Continuation] = [:]
+        var nextStreamID = 0
+        var statistics = Statistics(scannedFrames: 0, skippedFrames: 0, framesWithObjects: 0)
+    }
+
+    /// What only the output's thread touches (and `sessionDidStopRunning` resets).
+    private struct Engine {
+        var scanner: BarcodeScanner?
+        var tracker = CodeTracker()
+    }
+
+    private let settings = Mutex(Settings())
+    private let consumers = Mutex(Consumers())
+    private let engine = Mutex(Engine())
+    /// Read per frame on the device thread: whether anyone listens and any type is asked for.
+    private let active = Atomic<Bool>(false)
+    private var delivery: DeliveryQueue!
+
+    /// How many object batches a stream keeps for a slow reader.
+    static let streamDepth = 8
+
+    /// A metadata output looking for nothing yet (set ``metadataObjectTypes``).
+    public override init() {
+        super.init()
+        delivery = DeliveryQueue(name: "CaptureKit.metadataOutput", policy: .newestOnly, deliver: { [weak self] item in
+            self?.scan(item)
+        }, report: { [weak self] drop in
+            self?.consumers.withLock { $0.statistics.skippedFrames += drop.frame.count }
+        })
+    }
+
+    deinit {
+        delivery.stop()
+        consumers.withLock { $0.streams.values.forEach { $0.finish() } }
+    }
+
+    // MARK: What to look for
+
+    /// The types this machine can find: those ZBar decodes (QR, EAN-13, EAN-8, UPC-A, UPC-E,
+    /// Code 39, Code 93, Code 128, ITF, Codabar). Unlike AVFoundation's, the list does not
+    /// depend on the output being connected.
+    public var availableMetadataObjectTypes: [MetadataObject.ObjectType] { BarcodeScanner.supportedTypes }
+
+    /// The types the output looks for, in the order they were set; empty (the default) means
+    /// the output scans nothing.
+    public var metadataObjectTypes: [MetadataObject.ObjectType] { settings.withLock { $0.orderedTypes } }
+
+    /// Sets ``metadataObjectTypes``. Types not in ``availableMetadataObjectTypes`` are refused
+    /// with `.notSupported` (nothing changes), as AVFoundation refuses them.
+    public func setMetadataObjectTypes(_ types: [MetadataObject.ObjectType]) throws(CaptureError) {
+        let unsupported = types.filter { !BarcodeScanner.supportedTypes.contains($0) }
+        guard unsupported.isEmpty else {
+            throw CaptureError(.notSupported, "metadata object types \(unsupported.map(\.rawValue).joined(separator: ", ")) cannot be "
+                               + "decoded here; availableMetadataObjectTypes lists those that can")
+        }
+        var seen = Set<MetadataObject.ObjectType>()
+        let ordered = types.filter { seen.insert($0).inserted }
+        settings.withLock {
+            $0.types = seen
+            $0.orderedTypes = ordered
+        }
+        updateActive()
+    }
+
+    /// The part of the picture searched, in metadata coordinates (see ``MetadataObject``);
+    /// (0, 0, 1, 1), the whole picture, by default. Searching less is faster, and codes whose
+    /// centre lies outside are never reported.
+    public var rectOfInterest: CGRect { settings.withLock { $0.rectOfInterest } }
+
+    /// Sets ``rectOfInterest``: a non-empty rectangle inside (0, 0, 1, 1), else `.invalidArgument`.
+    public func setRectOfInterest(_ rect: CGRect) throws(CaptureError) {
+        let unit = CGRect(x: 0, y: 0, width: 1, height: 1)
+        guard rect.width > 0, rect.height > 0, rect.minX.isFinite, rect.minY.isFinite, unit.contains(rect) else {
+            throw .invalidArgument("rect of interest \(rect) must be a non-empty rectangle inside (0, 0, 1, 1)")
+        }
+        settings.withLock { $0.rectOfInterest = rect }
+    }
+
+    // MARK: Who hears about it
+
+    /// Sets who receives found objects and on which queue (`setMetadataObjectsDelegate(_:queue:)`).
+    /// Pass nil to stop. The delegate is held weakly; calls are serialized on `queue`.
+    public func setMetadataObjectsDelegate(_ delegate: (any CaptureMetadataOutputObjectsDelegate)?, queue: DispatchQueue?) {
+        consumers.withLock {
+            $0.delegate = delegate
+            $0.queue = delegate == nil ? nil : (queue ?? DispatchQueue(label: "CaptureKit.metadataObjectsDelegate"))
+        }
+        updateActive()
+    }
+
+    /// The delegate, if one is set.
+    public var metadataObjectsDelegate: (any CaptureMetadataOutputObjectsDelegate)? { consumers.withLock { $0.delegate } }
+
+    /// The queue the delegate is called on.
+    public var metadataObjectsCallbackQueue: DispatchQueue? { consumers.withLock { $0.queue } }
+
+    /// A new stream of what the output finds: one element per frame with at least one object.
+    /// Every access makes an independent stream; a slow reader misses old elements, never
+    /// slows capture.
+    public var metadataObjects: AsyncStream<[MetadataObject]> {
+        let (stream, continuation) = AsyncStream<[MetadataObject]>.makeStream(bufferingPolicy: .bufferingNewest(Self.streamDepth))
+        let id = consumers.withLock { consumers -> Int in
+            consumers.nextStreamID += 1
+            consumers.streams[consumers.nextStreamID] = continuation
+            return consumers.nextStreamID
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.consumers.withLock { _ = $0.streams.removeValue(forKey: id) }
+            self?.updateActive()
+        }
+        updateActive()
+        return stream
+    }
+
+    /// What the output has scanned and skipped.
+    public var statistics: Statistics { consumers.withLock { $0.statistics } }
+
+    private func updateActive() {
+        let listened = consumers.withLock { $0.delegate != nil || !$0.streams.isEmpty }
+        let wanted = settings.withLock { !$0.types.isEmpty }
+        active.store(listened && wanted, ordering: .relaxed)
+    }
+
+    // MARK: Session hooks
+
+    override var acceptedMediaTypes: Set<MediaType> { [.video] }
+
+    override func receive(_ sample: SampleBuffer, from connection: CaptureConnection) {
+        // Nothing asked for or nobody listening: no frame is queued, converted or scanned.
+        guard active.load(ordering: .relaxed) else { return }
+        delivery.enqueue(DeliveryQueue.Item(sample: sample, connection: connection))
+    }
+
+    override func deviceDidDrop(count: Int, from connection: CaptureConnection) {
+        guard active.load(ordering: .relaxed) else { return }
+        delivery.enqueueDrop(DeliveryQueue.Drop(
+            frame: DroppedFrame(presentationTimeStamp: .invalid, reason: .discontinuity, count: count), connection: connection))
+    }
+
+    override func sessionDidStopRunning() {
+        engine.withLock { $0.tracker.reset() }
+    }
+
+    // MARK: Scanning (the output's thread)
+
+    private func scan(_ item: DeliveryQueue.Item) {
+        let wanted = settings.withLock { ($0.types, $0.rectOfInterest) }
+        guard !wanted.0.isEmpty, item.sample.pixelBuffer != nil else { return }
+        let objects: [MetadataObject]
+        do {
+            objects = try find(wanted.0, in: wanted.1, sample: item.sample, connection: item.connection)
+        } catch {
+            session?.reportRuntimeError(error)
+            return
+        }
+        let (delegate, queue, streams) = consumers.withLock { consumers in
+            consumers.statistics.scannedFrames += 1
+            if !objects.isEmpty { consumers.statistics.framesWithObjects += 1 }
+            return (consumers.delegate, consumers.queue, consumers.streams)
+        }
+        guard !objects.isEmpty else { return }
+        for stream in streams.values { stream.yield(objects) }
+        if let delegate, let queue {
+            // Synchronous, as the data outputs: while the delegate works, newer frames replace
+            // each other in the delivery queue instead of piling up.
+            queue.sync { delegate.metadataOutput(self, didOutput: objects, from: item.connection) }
+        }
+    }
+
+    private func find(_ types: Set<MetadataObject.ObjectType>, in rect: CGRect, sample: SampleBuffer,
+                      connection: CaptureConnection) throws(CaptureError) -> [MetadataObject] {
+        let luma = try Self.lumaFrame(of: sample)
+        let space = MetadataCoordinateSpace(width: luma.width, height: luma.height,
+                                            rotationAngle: connection.videoRotationAngle, isMirrored: connection.isVideoMirrored)
+        guard let crop = space.deviceRect(rect) else { return [] }
+        return try engine.withLock { (engine) throws(CaptureError) -> [MetadataObject] in
+            if engine.scanner == nil { engine.scanner = try BarcodeScanner() }
+            let scanner = engine.scanner!
+            scanner.setTypes(types)
+            let symbols = try luma.withUnsafeBytes(ofPlane: 0) { (plane) throws(CaptureError) -> [BarcodeScanner.Symbol] in
+                try scanner.scan(luma: plane.baseAddress!, bytesPerRow: luma.bytesPerRow(ofPlane: 0),
+                                 width: luma.width, height: luma.height, crop: crop)
+            }
+            let inside = symbols.filter { symbol in
+                rect.contains(space.metadataPoint(x: (symbol.minX + symbol.maxX) / 2, y: (symbol.minY + symbol.maxY) / 2))
+            }
+            let ids = engine.tracker.identify(inside.map { ($0.type, $0.data, ($0.minX + $0.maxX) / 2, ($0.minY + $0.maxY) / 2) },
+                                              time: sample.presentationTimeStamp, frameDuration: sample.duration)
+            return zip(inside, ids).map { symbol, id in
+                Self.object(symbol, id: id, space: space, time: sample.presentationTimeStamp, duration: sample.duration)
+            }
+        }
+    }
+
+    /// A frame whose plane 0 is luma: the frame itself for planar and semi-planar YUV and grey
+    /// (read in place), else its grey conversion (made once and shared with other outputs).
+    static func lumaFrame(of sample: SampleBuffer) throws(CaptureError) -> PixelBuffer {
+        guard let frame = sample.pixelBuffer else { throw .invalidArgument("metadata can only be found in video frames") }
+        switch frame.pixelFormat {
+        case .nv12, .nv21, .yuv420p, .yuv422p, .gray8: return frame
+        case .yuyv422, .uyvy422, .rgb24, .bgr24, .bgra, .rgba:
+            guard let grey = try sample.converted(to: VideoTarget(pixelFormat: .gray8)).pixelBuffer else {
+                throw .internalError("a grey conversion of a video frame has no pixels")
+            }
+            return grey
+        }
+    }
+
+    private static func object(_ symbol: BarcodeScanner.Symbol, id: Int, space: MetadataCoordinateSpace,
+                               time: MediaTime, duration: MediaTime) -> MachineReadableCodeObject {
+        let corners = symbol.corners.map { space.metadataPoint(x: $0.x, y: $0.y) }
+        let box = [(symbol.minX, symbol.minY), (symbol.maxX, symbol.maxY)].map { space.metadataPoint(x: $0.0, y: $0.1) }
+        let bounds = CGRect(x: min(box[0].x, box[1].x), y: min(box[0].y, box[1].y),
+                            width: abs(box[0].x - box[1].x), height: abs(box[0].y - box[1].y))
+        return MachineReadableCodeObject(type: symbol.type, bounds: bounds, corners: corners, stringValue: text(of: symbol.data),
+                                         data: symbol.data, objectID: id, time: time, duration: duration)
+    }
+
+    /// UTF-8 when the bytes are valid UTF-8, else ISO 8859-1 (one character per byte).
+    static func text(of data: [UInt8]) -> String {
+        if let utf8 = String(validating: data, as: UTF8.self) { return utf8 }
+        return String(String.UnicodeScalarView(data.map { Unicode.Scalar($0) }))
+    }
+}

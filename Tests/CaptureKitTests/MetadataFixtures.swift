@@ -1,0 +1,218 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import CaptureKit
+
+// Codes for the metadata output's suites, drawn by tools nobody here wrote — `qrencode` for QR,
+// GNU `barcode` (as SVG, rasterised by ImageMagick's `convert`) for the barcodes — and read back
+// by `zbarimg` for the exact text each must decode to. Frames are made by pasting a code's
+// pixels at a known place, so where the code was drawn is known to the pixel.
+
+/// One generated code: its pixels (8-bit grey), where its dark part is, and what it says.
+struct CodeImage: Sendable {
+    var type: MetadataObject.ObjectType
+    var width: Int
+    var height: Int
+    var luma: [UInt8]
+    /// The smallest box around the dark pixels, in the image's pixels (right/bottom exclusive).
+    var inkMinX: Int, inkMinY: Int, inkMaxX: Int, inkMaxY: Int
+    /// What `zbarimg --raw` reads from the image.
+    var expected: String
+}
+
+enum MetadataFixtures {
+    /// How each supported type is drawn: the tool's encoding name and the payload.
+    static let payloads: [MetadataObject.ObjectType: (encoding: String, payload: String)] = [
+        .qr: ("qr", "CaptureKit QR ✓ 42"),
+        .ean13: ("ean13", "590123412345"),
+        .ean8: ("ean8", "9638507"),
+        .upca: ("upc-a", "03600029145"),
+        .upce: ("upc-e", "0425261"),
+        .code39: ("code39", "CK-39"),
+        .code93: ("code93", "Ck93"),
+        .code128: ("code128", "Ck-128"),
+        .interleaved2of5: ("i25", "12345670"),
+        .codabar: ("codabar", "A4015B"),
+    ]
+
+    private static let made = Mutex<[String: CodeImage]>([:])
+
+    /// The code for `type` (made once per test process).
+    static func code(_ type: MetadataObject.ObjectType, payload: String? = nil) throws -> CodeImage {
+        let spec = try #require(payloads[type], "no drawing recipe for \(type)")
+        let text = payload ?? spec.payload
+        let key = "\(type.rawValue)-\(text)"
+        if let done = made.withLock({ $0[key] }) { return done }
+        let base = FileFixtures.directory.appendingPathComponent("code-\(type.rawValue)-\(abs(text.hashValue))").path
+        let width: Int, height: Int, luma: [UInt8]
+        if type == .qr {
+            try FileFixtures.run("qrencode", ["-s", "4", "-m", "4", "-o", base + ".png", text])
+            try FileFixtures.run("convert", [base + ".png", "-colorspace", "Gray", "-depth", "8", base + ".pgm"])
+            (width, height, luma) = try readPGM(base + ".pgm")
+        } else {
+            // GNU barcode encodes; its SVG states the bar and space widths in modules, which
+            // are drawn here with whole pixels per module (an SVG rasteriser would blur bars of
+            // 0.85 pt into widths no decoder reads both ways).
+            let svg = String(decoding: try FileFixtures.run("barcode", ["-S", "-n", "-e", spec.encoding, "-b", text]), as: UTF8.self)
+            let marker = "(space first): "
+            let start = try #require(svg.range(of: marker), "no bar widths in GNU barcode's SVG for \(type)").upperBound
+            let widths = svg[start...].prefix { $0.isLetter || $0.isNumber }.map { character -> Int in
+                // Digits are widths; letters are guard bars drawn longer, width = letter - 'a' + 1.
+                character.wholeNumberValue ?? Int(character.asciiValue! - UInt8(ascii: "a")) + 1
+            }
+            (width, height, luma) = bars(widths, module: 2, barHeight: 100, quietModules: 10)
+            var pgm = Data("P5\n\(width) \(height)\n255\n".utf8)
+            pgm.append(contentsOf: luma)
+            try pgm.write(to: URL(fileURLWithPath: base + ".pgm"))
+        }
+        let ink = try #require(inkBox(luma, width: width, height: height), "\(type) image has no dark pixels")
+        // The oracle reads the drawing as this one type (ZBar decodes UPC-A inside its EAN-13 decoder).
+        let symbology = zbarName[type] ?? type.rawValue
+        let enable = ["-Sdisable", "-S\(symbology).enable"] + (type == .upca ? ["-Sean13.enable"] : [])
+        let read = String(decoding: try FileFixtures.run("zbarimg", ["--raw", "-q"] + enable + [base + ".pgm"]), as: UTF8.self)
+        let expected = read.hasSuffix("\n") ? String(read.dropLast()) : read
+        let image = CodeImage(type: type, width: width, height: height, luma: luma, inkMinX: ink.0, inkMinY: ink.1,
+                              inkMaxX: ink.2, inkMaxY: ink.3, expected: expected)
+        made.withLock { $0[key] = image }
+        return image
+    }
+
+    /// zbarimg's names where they differ from CaptureKit's.
+    static let zbarName: [MetadataObject.ObjectType: String] = [.qr: "qrcode", .interleaved2of5: "i25"]
+
+    /// A barcode from its alternating space and bar widths (space first), in modules.
+    static func bars(_ widths: [Int], module: Int, barHeight: Int, quietModules: Int) -> (Int, Int, [UInt8]) {
+        var row = [UInt8](repeating: 255, count: quietModules * module)
+        for (index, width) in widths.enumerated() {
+            row += [UInt8](repeating: index % 2 == 0 ? 255 : 0, count: width * module)
+        }
+        row += [UInt8](repeating: 255, count: quietModules * module)
+        let margin = quietModules * module
+        let blank = [UInt8](repeating: 255, count: row.count * margin)
+        return (row.count, barHeight + 2 * margin, blank + Array([[UInt8]](repeating: row, count: barHeight).joined()) + blank)
+    }
+
+    /// Width, height and samples of a binary PGM (`P5`, maxval 255).
+    static func readPGM(_ path: String) throws -> (Int, Int, [UInt8]) {
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var fields: [String] = []
+        var index = 0
+        while fields.count < 4 {
+            while index < data.count, data[index] == 0x20 || data[index] == 0x0A || data[index] == 0x0D || data[index] == 0x09 { index += 1 }
+            if index < data.count, data[index] == UInt8(ascii: "#") {
+                while index < data.count, data[index] != 0x0A { index += 1 }
+                continue
+            }
+            var word = ""
+            while index < data.count, !(data[index] == 0x20 || data[index] == 0x0A || data[index] == 0x0D || data[index] == 0x09) {
+                word.append(Character(Unicode.Scalar(data[index])))
+                index += 1
+            }
+            fields.append(word)
+        }
+        index += 1
+        let width = try #require(Int(fields[1])), height = try #require(Int(fields[2]))
+        try #require(fields[0] == "P5" && fields[3] == "255" && data.count - index == width * height, "not an 8-bit P5 PGM: \(path)")
+        return (width, height, Array(data[index...]))
+    }
+
+    static func inkBox(_ luma: [UInt8], width: Int, height: Int) -> (Int, Int, Int, Int)? {
+        var minX = width, minY = height, maxX = -1, maxY = -1
+        for y in 0..<height {
+            for x in 0..<width where luma[y * width + x] < 128 {
+                minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+            }
+        }
+        return maxX < 0 ? nil : (minX, minY, maxX + 1, maxY + 1)
+    }
+}
+
+/// A grey picture with codes pasted at known places; becomes camera frames or a video file.
+struct CodeFrame {
+    /// Where a code's dark part landed, in frame pixels (right/bottom exclusive).
+    struct Placement {
+        var code: CodeImage
+        var minX: Int, minY: Int, maxX: Int, maxY: Int
+    }
+
+    let width: Int
+    let height: Int
+    private(set) var luma: [UInt8]
+    private(set) var placements: [Placement] = []
+
+    /// A blank (light grey, as paper under room light) frame.
+    init(width: Int = 640, height: Int = 480) {
+        self.width = width
+        self.height = height
+        luma = [UInt8](repeating: 220, count: width * height)
+    }
+
+    /// Pastes `code` with its top-left at (x, y).
+    mutating func paste(_ code: CodeImage, x: Int, y: Int) {
+        precondition(x >= 0 && y >= 0 && x + code.width <= width && y + code.height <= height, "code does not fit the frame")
+        for row in 0..<code.height {
+            let source = row * code.width
+            luma.replaceSubrange((y + row) * width + x ..< (y + row) * width + x + code.width, with: code.luma[source ..< source + code.width])
+        }
+        placements.append(Placement(code: code, minX: x + code.inkMinX, minY: y + code.inkMinY, maxX: x + code.inkMaxX, maxY: y + code.inkMaxY))
+    }
+
+    /// The picture as a camera frame: `.nv12` and `.yuv420p` carry it as their luma plane with
+    /// neutral chroma, `.yuyv422` interleaved (so the output has to convert).
+    func pixelBuffer(_ format: PixelFormat = .nv12) throws -> PixelBuffer {
+        let buffer = try PixelBuffer(width: width, height: height, pixelFormat: format)
+        switch format {
+        case .yuyv422:
+            buffer.withUnsafeMutableBytes(ofPlane: 0) { plane in
+                let stride = buffer.bytesPerRow(ofPlane: 0)
+                for y in 0..<height {
+                    for x in 0..<width {
+                        plane[y * stride + 2 * x] = luma[y * width + x]
+                        plane[y * stride + 2 * x + 1] = 128
+                    }
+                }
+            }
+        default:
+            buffer.withUnsafeMutableBytes(ofPlane: 0) { plane in
+                let stride = buffer.bytesPerRow(ofPlane: 0)
+                for y in 0..<height {
+                    luma.withUnsafeBytes { source in
+                        plane.baseAddress!.advanced(by: y * stride).copyMemory(from: source.baseAddress!.advanced(by: y * width), byteCount: width)
+                    }
+                }
+            }
+            for index in 1..<buffer.planeCount {
+                buffer.withUnsafeMutableBytes(ofPlane: index) { _ = $0.initializeMemory(as: UInt8.self, repeating: 128) }
+            }
+        }
+        return buffer
+    }
+
+    /// Writes the picture as an 8-bit grey PGM.
+    func writePGM(_ path: String) throws {
+        var data = Data("P5\n\(width) \(height)\n255\n".utf8)
+        data.append(contentsOf: luma)
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+}
+
+/// A metadata-objects delegate that records every batch.
+final class MetadataRecorder: CaptureMetadataOutputObjectsDelegate {
+    let batches = Recorder<[MachineReadableCodeObject]>()
+    let queue = DispatchQueue(label: "tests.metadataRecorder")
+
+    func metadataOutput(_ output: CaptureMetadataOutput, didOutput metadataObjects: [MetadataObject], from connection: CaptureConnection) {
+        batches.append(metadataObjects.compactMap { $0 as? MachineReadableCodeObject })
+    }
+
+    /// All codes seen, in order.
+    var codes: [MachineReadableCodeObject] { batches.items.flatMap { $0 } }
+}
+
+/// A virtual camera showing `frames` in a loop at 30 fps.
+func makeCodeCamera(_ label: String, frames: [PixelBuffer]) throws -> CaptureDevice {
+    try makeTestCamera(label) { configuration in
+        configuration.content = .frames(frames)
+        configuration.frameRates = [30]
+    }
+}

@@ -1,0 +1,270 @@
+import Foundation
+import Testing
+@testable import CaptureKit
+
+/// The metadata output end to end: virtual and file-backed cameras showing codes drawn by
+/// qrencode and GNU barcode, read back through a running session and compared with what
+/// `zbarimg` reads and where the code was drawn.
+extension RealTimeCaptureTests {
+    @Suite("MetadataOutput")
+    struct MetadataOutputTests {
+        /// How far a reported corner may be from where the code was drawn (normalized).
+        static let tolerance = 0.02
+
+        /// Runs `frames` on a virtual camera into a metadata output set up by `configure`
+        /// until `until` holds for the recorded batches (or 10 s pass); returns the recorder.
+        private func scan(_ frames: [PixelBuffer], label: String, types: [MetadataObject.ObjectType]? = nil,
+                          configure: (CaptureMetadataOutput) throws -> Void = { _ in },
+                          until: @escaping @Sendable ([[MachineReadableCodeObject]]) -> Bool) async throws
+            -> (recorder: MetadataRecorder, output: CaptureMetadataOutput, satisfied: Bool) {
+            let camera = try makeCodeCamera(label, frames: frames)
+            defer { CaptureDevice.removeVirtualDevice(camera) }
+            let output = CaptureMetadataOutput()
+            let session = try makeSession(camera: camera, outputs: [output])
+            try output.setMetadataObjectTypes(types ?? output.availableMetadataObjectTypes)
+            try configure(output)
+            let recorder = MetadataRecorder()
+            output.setMetadataObjectsDelegate(recorder, queue: recorder.queue)
+            try await session.start()
+            let satisfied = await recorder.batches.wait(until: until)
+            try await session.stop()
+            return (recorder, output, satisfied)
+        }
+
+        // MARK: Every type
+
+        @Test(arguments: BarcodeScanner.supportedTypes)
+        func everyTypeDecodesToTheExactText(_ type: MetadataObject.ObjectType) async throws {
+            let code = try MetadataFixtures.code(type)
+            let payload = try #require(MetadataFixtures.payloads[type]).payload
+            // The oracle read the drawing as this very type and found what was encoded (plus the
+            // check digit or character the symbology adds).
+            let checkCharacterInside = type == .codabar ? String(payload.dropLast()) : payload
+            #expect(code.expected.contains(payload) || code.expected.hasPrefix(checkCharacterInside), "zbarimg read \(code.expected)")
+            var picture = CodeFrame()
+            picture.paste(code, x: 40, y: 40)
+            // Every available type is looked for at once, so each must also be told apart.
+            let result = try await scan([try picture.pixelBuffer(.nv12)], label: "type \(type)") { $0.count >= 3 }
+            #expect(result.satisfied)
+            let codes = result.recorder.codes
+            #expect(!codes.isEmpty)
+            for object in codes {
+                #expect(object.type == type)
+                #expect(object.stringValue == code.expected)
+                #expect(object.data == Array(code.expected.utf8))
+            }
+        }
+
+        @Test func unsupportedTypesAreRefusedAndNothingIsLookedForByDefault() throws {
+            let output = CaptureMetadataOutput()
+            #expect(output.metadataObjectTypes.isEmpty)
+            #expect(!output.availableMetadataObjectTypes.contains(.dataMatrix))
+            #expect(!output.availableMetadataObjectTypes.contains(.pdf417))
+            #expect(Set(output.availableMetadataObjectTypes).isSuperset(of: [.qr, .ean13, .ean8, .upca, .upce, .code39, .code93, .code128, .interleaved2of5]))
+            try output.setMetadataObjectTypes([.qr])
+            #expect(throws: CaptureError.self) { try output.setMetadataObjectTypes([.ean13, .dataMatrix]) }
+            #expect(output.metadataObjectTypes == [.qr])
+            #expect(throws: CaptureError.self) { try output.setRectOfInterest(CGRect(x: 0.5, y: 0.5, width: 0.6, height: 0.2)) }
+            #expect(throws: CaptureError.self) { try output.setRectOfInterest(CGRect(x: 0.1, y: 0.1, width: 0, height: 0.2)) }
+            #expect(output.rectOfInterest == CGRect(x: 0, y: 0, width: 1, height: 1))
+        }
+
+        // MARK: Where
+
+        /// Where device pixel (x, y) of a `width`×`height` frame appears once the frame is turned
+        /// `angle`° clockwise about its centre and then mirrored, normalized: worked out as a
+        /// rotation matrix here, independently of the output's quarter-turn tables.
+        static func shown(_ x: Double, _ y: Double, width: Double, height: Double, angle: Double, mirrored: Bool) -> CGPoint {
+            let radians = angle * .pi / 180
+            let (c, s) = (cos(radians).rounded(), sin(radians).rounded())
+            let dx = x - width / 2, dy = y - height / 2
+            let turns = Int(angle / 90) % 2 == 1
+            let (shownWidth, shownHeight) = turns ? (height, width) : (width, height)
+            var u = dx * c - dy * s + shownWidth / 2
+            let v = dx * s + dy * c + shownHeight / 2
+            if mirrored { u = shownWidth - u }
+            return CGPoint(x: u / shownWidth, y: v / shownHeight)
+        }
+
+        @Test(arguments: CaptureConnection.VideoOrientation.allCases, [false, true])
+        func cornersAreWhereTheCodeWasDrawn(_ orientation: CaptureConnection.VideoOrientation, mirrored: Bool) async throws {
+            let qr = try MetadataFixtures.code(.qr)
+            let bars = try MetadataFixtures.code(.code128)
+            var picture = CodeFrame()
+            picture.paste(qr, x: 30, y: 20)
+            picture.paste(bars, x: picture.width - bars.width - 20, y: picture.height - bars.height - 10)
+            let result = try await scan([try picture.pixelBuffer(.nv12)], label: "corners", types: [.qr, .code128], configure: { output in
+                let connection = try #require(output.connection(with: .video))
+                connection.videoOrientation = orientation
+                connection.isVideoMirrored = mirrored
+            }, until: { batches in batches.filter { $0.count == 2 }.count >= 2 })
+            #expect(result.satisfied)
+            let angle = orientation.rotationAngle
+            for placement in picture.placements {
+                let found = result.recorder.codes.filter { $0.type == placement.code.type }
+                #expect(!found.isEmpty, "\(placement.code.type) not found")
+                // The code's own top-left, top-right, bottom-right, bottom-left as drawn (upright).
+                let drawn = [(placement.minX, placement.minY), (placement.maxX, placement.minY),
+                             (placement.maxX, placement.maxY), (placement.minX, placement.maxY)].map {
+                    Self.shown(Double($0.0), Double($0.1), width: Double(picture.width), height: Double(picture.height), angle: angle, mirrored: mirrored)
+                }
+                for object in found {
+                    #expect(object.corners.count == 4)
+                    for (reported, expected) in zip(object.corners, drawn) {
+                        #expect(abs(reported.x - expected.x) <= Self.tolerance && abs(reported.y - expected.y) <= Self.tolerance,
+                                "\(placement.code.type) \(orientation) mirrored \(mirrored): corner \(reported) drawn at \(expected)")
+                    }
+                    let xs = drawn.map(\.x), ys = drawn.map(\.y)
+                    #expect(abs(object.bounds.minX - xs.min()!) <= Self.tolerance && abs(object.bounds.maxX - xs.max()!) <= Self.tolerance)
+                    #expect(abs(object.bounds.minY - ys.min()!) <= Self.tolerance && abs(object.bounds.maxY - ys.max()!) <= Self.tolerance)
+                }
+            }
+        }
+
+        // MARK: Rect of interest
+
+        @Test(arguments: [CaptureConnection.VideoOrientation.landscapeRight, .portrait])
+        func codesOutsideTheRectOfInterestAreNotReported(_ orientation: CaptureConnection.VideoOrientation) async throws {
+            let qr = try MetadataFixtures.code(.qr)
+            let bars = try MetadataFixtures.code(.ean13)
+            var picture = CodeFrame()
+            picture.paste(qr, x: 30, y: 30)                                            // device's left half
+            picture.paste(bars, x: picture.width - bars.width - 20, y: 30)            // device's right half
+            // The device's left half is the left half when upright, the top half when turned 90°.
+            let rect = orientation == .portrait ? CGRect(x: 0, y: 0, width: 1, height: 0.5) : CGRect(x: 0, y: 0, width: 0.5, height: 1)
+            let result = try await scan([try picture.pixelBuffer(.nv12)], label: "rect", types: [.qr, .ean13], configure: { output in
+                try #require(output.connection(with: .video)).videoOrientation = orientation
+                try output.setRectOfInterest(rect)
+            }, until: { $0.count >= 10 })
+            #expect(result.satisfied)
+            #expect(result.recorder.codes.allSatisfy { $0.type == .qr })
+            #expect(result.recorder.codes.allSatisfy { rect.contains(CGPoint(x: $0.bounds.midX, y: $0.bounds.midY)) })
+            #expect(result.output.rectOfInterest == rect)
+        }
+
+        @Test func aRectOfInterestWithoutCodesReportsNothing() async throws {
+            var picture = CodeFrame()
+            picture.paste(try MetadataFixtures.code(.qr), x: 30, y: 30)
+            let camera = try makeCodeCamera("empty rect", frames: [try picture.pixelBuffer(.yuv420p)])
+            defer { CaptureDevice.removeVirtualDevice(camera) }
+            let output = CaptureMetadataOutput()
+            let frames = CaptureVideoDataOutput()
+            let video = SampleRecorder()
+            video.attach(to: frames)
+            let session = try makeSession(camera: camera, outputs: [output, frames])
+            try output.setMetadataObjectTypes([.qr])
+            try output.setRectOfInterest(CGRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5))
+            let recorder = MetadataRecorder()
+            output.setMetadataObjectsDelegate(recorder, queue: recorder.queue)
+            try await session.start()
+            #expect(await video.samples.wait(forCount: 20))
+            try await session.stop()
+            #expect(output.statistics.scannedFrames >= 10)
+            #expect(recorder.batches.count == 0)
+        }
+
+        // MARK: When and who
+
+        @Test func aFrameWithoutCodesProducesNothing() async throws {
+            // The moving test pattern (bars, ramp, text, a box): busy, but no code.
+            let camera = try makeTestCamera("no codes") { $0.pixelFormats = [.yuyv422] }
+            defer { CaptureDevice.removeVirtualDevice(camera) }
+            let output = CaptureMetadataOutput()
+            let frames = CaptureVideoDataOutput()
+            let video = SampleRecorder()
+            video.attach(to: frames)
+            let session = try makeSession(camera: camera, outputs: [output, frames])
+            try output.setMetadataObjectTypes(output.availableMetadataObjectTypes)
+            let recorder = MetadataRecorder()
+            output.setMetadataObjectsDelegate(recorder, queue: recorder.queue)
+            let stream = output.metadataObjects
+            let streamed = Recorder<Int>()
+            let reader = Task { for await objects in stream { streamed.append(objects.count) } }
+            try await session.start()
+            #expect(await video.samples.wait(forCount: 20))
+            try await session.stop()
+            reader.cancel()
+            #expect(output.statistics.scannedFrames >= 10)
+            #expect(output.statistics.framesWithObjects == 0)
+            #expect(recorder.batches.count == 0)
+            #expect(streamed.count == 0)
+        }
+
+        @Test func theStreamDeliversWhatTheDelegateGets() async throws {
+            var picture = CodeFrame()
+            picture.paste(try MetadataFixtures.code(.code39), x: 100, y: 100)
+            let camera = try makeCodeCamera("stream", frames: [try picture.pixelBuffer(.yuyv422)])
+            defer { CaptureDevice.removeVirtualDevice(camera) }
+            let output = CaptureMetadataOutput()
+            let session = try makeSession(camera: camera, outputs: [output])
+            try output.setMetadataObjectTypes([.code39])
+            let stream = output.metadataObjects
+            try await session.start()
+            var batches: [[MetadataObject]] = []
+            for await objects in stream {
+                batches.append(objects)
+                if batches.count == 3 { break }
+            }
+            try await session.stop()
+            let codes = batches.flatMap { $0 }.compactMap { $0 as? MachineReadableCodeObject }
+            #expect(codes.count == 3)
+            #expect(Set(codes.map(\.objectID)).count == 1)
+            #expect(codes.allSatisfy { $0.stringValue == (try? MetadataFixtures.code(.code39).expected) })
+            // One frame per batch, in order, each lasting one frame at 30 fps.
+            #expect(zip(codes, codes.dropFirst()).allSatisfy { $0.time < $1.time })
+            #expect(codes.allSatisfy { $0.duration == MediaTime(value: 1, timescale: 30) })
+        }
+
+        /// A file-backed camera plays a clip in which a QR code is in view for frames 5–14
+        /// (moving a little each frame), gone for 15–19, back for 20–27 and gone again.
+        @Test func aCodeThatStaysInViewIsOneObject() async throws {
+            let qr = try MetadataFixtures.code(.qr)
+            let visible = Set(5...14).union(20...27)
+            let clip = try FileFixtures.file("qr-clip.mkv") { path in
+                let directory = path + ".frames"
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                for index in 0..<30 {
+                    var picture = CodeFrame(width: 320, height: 240)
+                    if visible.contains(index) { picture.paste(qr, x: 20 + 4 * (index % 10), y: 30) }
+                    try picture.writePGM(String(format: "%@/f%03d.pgm", directory, index))
+                }
+                // FFV1 is lossless: the camera shows exactly the pictures written.
+                try FileFixtures.ffmpeg(["-framerate", "30", "-i", "\(directory)/f%03d.pgm", "-c:v", "ffv1", "-pix_fmt", "yuv420p"], to: path)
+            }
+            let devices = try CaptureDevice.makeFileDevices(contentsOf: clip, options: fileOptions(.realTime))
+            defer { devices.remove() }
+            let camera = try #require(devices.video)
+            let output = CaptureMetadataOutput()
+            let frames = CaptureVideoDataOutput()
+            let video = SampleRecorder()
+            video.attach(to: frames)
+            let session = try makeSession(camera: camera, outputs: [output, frames])
+            try output.setMetadataObjectTypes([.qr])
+            let recorder = MetadataRecorder()
+            output.setMetadataObjectsDelegate(recorder, queue: recorder.queue)
+            try await session.start()
+            #expect(await video.samples.wait(forCount: 30))
+            let times = video.samples.items.map { ($0.sample.presentationTimeStamp, Int($0.sample.sequenceNumber)) }
+            let lateShown = try #require(times.first { $0.1 == 24 }?.0)
+            // Wait for the second appearance to have been scanned (frames may be skipped, never reordered).
+            #expect(await recorder.batches.wait { $0.contains { $0.contains { $0.time >= lateShown } } })
+            try await session.stop()
+
+            let frameOf = Dictionary(times.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first })
+            let codes = recorder.codes
+            #expect(recorder.batches.items.allSatisfy { $0.count == 1 })
+            for object in codes {
+                let index = try #require(frameOf[object.time], "reported time \(object.time) is no frame's")
+                #expect(visible.contains(index), "frame \(index) has no code but \(object) was reported")
+                #expect(object.stringValue == qr.expected)
+            }
+            let first = codes.filter { frameOf[$0.time]! < 15 }, second = codes.filter { frameOf[$0.time]! >= 20 }
+            #expect(first.count >= 5 && second.count >= 4)
+            #expect(Set(first.map(\.objectID)).count == 1)
+            #expect(Set(second.map(\.objectID)).count == 1)
+            #expect(first.first?.objectID != second.first?.objectID)
+            // Blank frames were scanned too, and produced nothing.
+            #expect(output.statistics.scannedFrames > output.statistics.framesWithObjects)
+        }
+    }
+}
