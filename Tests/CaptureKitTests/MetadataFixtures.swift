@@ -3,10 +3,11 @@ import Synchronization
 import Testing
 @testable import CaptureKit
 
-// Codes for the metadata output's suites, drawn by tools nobody here wrote — `qrencode` for QR,
-// GNU `barcode` (as SVG, rasterised by ImageMagick's `convert`) for the barcodes — and read back
-// by `zbarimg` for the exact text each must decode to. Frames are made by pasting a code's
-// pixels at a known place, so where the code was drawn is known to the pixel.
+// Codes for the metadata output's suites, encoded by tools nobody here wrote — `qrencode` for QR
+// (its module map), GNU `barcode` for the barcodes (its bar and space widths) — drawn with whole
+// pixels per module, and read back by `zbarimg` for the exact text each must decode to. Frames
+// are made by pasting a code's pixels at a known place, so where the code was drawn is known to
+// the pixel.
 
 /// One generated code: its pixels (8-bit grey), where its dark part is, and what it says.
 struct CodeImage: Sendable {
@@ -46,9 +47,10 @@ enum MetadataFixtures {
         let base = FileFixtures.directory.appendingPathComponent("code-\(type.rawValue)-\(abs(text.hashValue))").path
         let width: Int, height: Int, luma: [UInt8]
         if type == .qr {
-            try FileFixtures.run("qrencode", ["-s", "4", "-m", "4", "-o", base + ".png", text])
-            try FileFixtures.run("convert", [base + ".png", "-colorspace", "Gray", "-depth", "8", base + ".pgm"])
-            (width, height, luma) = try readPGM(base + ".pgm")
+            // qrencode prints a dark module as "##" and a light one as two spaces.
+            let art = String(decoding: try FileFixtures.run("qrencode", ["-t", "ASCII", "-m", "4", "-o", "-", text]), as: UTF8.self)
+            let modules = art.split(separator: "\n").map { line in stride(from: 0, to: line.count, by: 2).map { line[line.index(line.startIndex, offsetBy: $0)] == "#" } }
+            (width, height, luma) = qr(modules, module: 4)
         } else {
             // GNU barcode encodes; its SVG states the bar and space widths in modules, which
             // are drawn here with whole pixels per module (an SVG rasteriser would blur bars of
@@ -61,10 +63,10 @@ enum MetadataFixtures {
                 character.wholeNumberValue ?? Int(character.asciiValue! - UInt8(ascii: "a")) + 1
             }
             (width, height, luma) = bars(widths, module: 2, barHeight: 100, quietModules: 10)
-            var pgm = Data("P5\n\(width) \(height)\n255\n".utf8)
-            pgm.append(contentsOf: luma)
-            try pgm.write(to: URL(fileURLWithPath: base + ".pgm"))
         }
+        var pgm = Data("P5\n\(width) \(height)\n255\n".utf8)
+        pgm.append(contentsOf: luma)
+        try pgm.write(to: URL(fileURLWithPath: base + ".pgm"))
         let ink = try #require(inkBox(luma, width: width, height: height), "\(type) image has no dark pixels")
         // The oracle reads the drawing as this one type (ZBar decodes UPC-A inside its EAN-13 decoder).
         let symbology = zbarName[type] ?? type.rawValue
@@ -80,6 +82,20 @@ enum MetadataFixtures {
     /// zbarimg's names where they differ from CaptureKit's.
     static let zbarName: [MetadataObject.ObjectType: String] = [.qr: "qrcode", .interleaved2of5: "i25"]
 
+    /// A QR code from its modules (true = dark), `module` pixels each.
+    static func qr(_ modules: [[Bool]], module: Int) -> (Int, Int, [UInt8]) {
+        let side = modules.count * module
+        var luma = [UInt8](repeating: 255, count: side * side)
+        for (row, line) in modules.enumerated() {
+            for (column, dark) in line.enumerated() where dark {
+                for y in row * module ..< (row + 1) * module {
+                    luma.replaceSubrange(y * side + column * module ..< y * side + (column + 1) * module, with: repeatElement(0, count: module))
+                }
+            }
+        }
+        return (side, side, luma)
+    }
+
     /// A barcode from its alternating space and bar widths (space first), in modules.
     static func bars(_ widths: [Int], module: Int, barHeight: Int, quietModules: Int) -> (Int, Int, [UInt8]) {
         var row = [UInt8](repeating: 255, count: quietModules * module)
@@ -90,30 +106,6 @@ enum MetadataFixtures {
         let margin = quietModules * module
         let blank = [UInt8](repeating: 255, count: row.count * margin)
         return (row.count, barHeight + 2 * margin, blank + Array([[UInt8]](repeating: row, count: barHeight).joined()) + blank)
-    }
-
-    /// Width, height and samples of a binary PGM (`P5`, maxval 255).
-    static func readPGM(_ path: String) throws -> (Int, Int, [UInt8]) {
-        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        var fields: [String] = []
-        var index = 0
-        while fields.count < 4 {
-            while index < data.count, data[index] == 0x20 || data[index] == 0x0A || data[index] == 0x0D || data[index] == 0x09 { index += 1 }
-            if index < data.count, data[index] == UInt8(ascii: "#") {
-                while index < data.count, data[index] != 0x0A { index += 1 }
-                continue
-            }
-            var word = ""
-            while index < data.count, !(data[index] == 0x20 || data[index] == 0x0A || data[index] == 0x0D || data[index] == 0x09) {
-                word.append(Character(Unicode.Scalar(data[index])))
-                index += 1
-            }
-            fields.append(word)
-        }
-        index += 1
-        let width = try #require(Int(fields[1])), height = try #require(Int(fields[2]))
-        try #require(fields[0] == "P5" && fields[3] == "255" && data.count - index == width * height, "not an 8-bit P5 PGM: \(path)")
-        return (width, height, Array(data[index...]))
     }
 
     static func inkBox(_ luma: [UInt8], width: Int, height: Int) -> (Int, Int, Int, Int)? {

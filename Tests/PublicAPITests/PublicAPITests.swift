@@ -188,4 +188,16 @@ struct PublicAPITests {
         #expect(custom.description.contains("cam"))
         #expect(CaptureError.Code.allCases.contains(.unsupportedPreset))
     }
+
+    @Test func metadataOutputSurface() throws {
+        let output = CaptureMetadataOutput()
+        #expect(output.availableMetadataObjectTypes.contains(.qr))
+        #expect(output.metadataObjectTypes.isEmpty)
+        try output.setMetadataObjectTypes([.qr, .ean13])
+        #expect(output.metadataObjectTypes == [.qr, .ean13])
+        #expect(throws: CaptureError.self) { try output.setMetadataObjectTypes([.dataMatrix]) }
+        let stream: AsyncStream<[MetadataObject]> = output.metadataObjects
+        _ = stream
+        #expect(output.statistics.scannedFrames == 0)
+    }
 }
