@@ -140,8 +140,9 @@ struct CodeFrame {
     }
 
     /// Pastes `code` with its top-left at (x, y).
-    mutating func paste(_ code: CodeImage, x: Int, y: Int) {
-        precondition(x >= 0 && y >= 0 && x + code.width <= width && y + code.height <= height, "code does not fit the frame")
+    mutating func paste(_ code: CodeImage, x: Int, y: Int) throws {
+        try #require(x >= 0 && y >= 0 && x + code.width <= width && y + code.height <= height,
+                     "a \(code.width)x\(code.height) code at (\(x), \(y)) does not fit a \(width)x\(height) frame")
         for row in 0..<code.height {
             let source = row * code.width
             luma.replaceSubrange((y + row) * width + x ..< (y + row) * width + x + code.width, with: code.luma[source ..< source + code.width])
@@ -189,16 +190,47 @@ struct CodeFrame {
 }
 
 /// A metadata-objects delegate that records every batch.
+/// With `delay` it is a slow consumer that sleeps inside its own callback (the behaviour under
+/// test, not synchronisation).
 final class MetadataRecorder: CaptureMetadataOutputObjectsDelegate {
     let batches = Recorder<[MachineReadableCodeObject]>()
     let queue = DispatchQueue(label: "tests.metadataRecorder")
+    private let delay: Double?
+
+    init(delay: Double? = nil) {
+        self.delay = delay
+    }
 
     func metadataOutput(_ output: CaptureMetadataOutput, didOutput metadataObjects: [MetadataObject], from connection: CaptureConnection) {
         batches.append(metadataObjects.compactMap { $0 as? MachineReadableCodeObject })
+        if let delay { Thread.sleep(forTimeInterval: delay) }
     }
 
     /// All codes seen, in order.
     var codes: [MachineReadableCodeObject] { batches.items.flatMap { $0 } }
+}
+
+/// A session feeding one camera to a metadata output (recorded by a ``MetadataRecorder``) and a
+/// video data output (recorded by a ``SampleRecorder``, the clock of what the camera sent).
+struct ScanRig {
+    let session: CaptureSession
+    let output: CaptureMetadataOutput
+    let recorder: MetadataRecorder
+    let video: SampleRecorder
+
+    /// A committed, not yet running session looking for `types`, set up further by `configure`.
+    init(camera: CaptureDevice, types: [MetadataObject.ObjectType], delay: Double? = nil,
+         configure: (CaptureMetadataOutput) throws -> Void = { _ in }) throws {
+        output = CaptureMetadataOutput()
+        let frames = CaptureVideoDataOutput()
+        video = SampleRecorder()
+        video.attach(to: frames)
+        session = try makeSession(camera: camera, outputs: [output, frames])
+        try output.setMetadataObjectTypes(types)
+        try configure(output)
+        recorder = MetadataRecorder(delay: delay)
+        output.setMetadataObjectsDelegate(recorder, queue: recorder.queue)
+    }
 }
 
 /// A virtual camera showing `frames` in a loop at 30 fps.

@@ -19,16 +19,11 @@ extension RealTimeCaptureTests {
             -> (recorder: MetadataRecorder, output: CaptureMetadataOutput, satisfied: Bool) {
             let camera = try makeCodeCamera(label, frames: frames)
             defer { CaptureDevice.removeVirtualDevice(camera) }
-            let output = CaptureMetadataOutput()
-            let session = try makeSession(camera: camera, outputs: [output])
-            try output.setMetadataObjectTypes(types ?? output.availableMetadataObjectTypes)
-            try configure(output)
-            let recorder = MetadataRecorder()
-            output.setMetadataObjectsDelegate(recorder, queue: recorder.queue)
-            try await session.start()
-            let satisfied = await recorder.batches.wait(until: until)
-            try await session.stop()
-            return (recorder, output, satisfied)
+            let rig = try ScanRig(camera: camera, types: types ?? BarcodeScanner.supportedTypes, configure: configure)
+            try await rig.session.start()
+            let satisfied = await rig.recorder.batches.wait(until: until)
+            try await rig.session.stop()
+            return (rig.recorder, rig.output, satisfied)
         }
 
         // MARK: Every type
@@ -42,7 +37,7 @@ extension RealTimeCaptureTests {
             let checkCharacterInside = type == .codabar ? String(payload.dropLast()) : payload
             #expect(code.expected.contains(payload) || code.expected.hasPrefix(checkCharacterInside), "zbarimg read \(code.expected)")
             var picture = CodeFrame()
-            picture.paste(code, x: 40, y: 40)
+            try picture.paste(code, x: 40, y: 40)
             // Every available type is looked for at once, so each must also be told apart.
             let result = try await scan([try picture.pixelBuffer(.nv12)], label: "type \(type)") { $0.count >= 3 }
             #expect(result.satisfied)
@@ -91,8 +86,8 @@ extension RealTimeCaptureTests {
             let qr = try MetadataFixtures.code(.qr)
             let bars = try MetadataFixtures.code(.code128)
             var picture = CodeFrame()
-            picture.paste(qr, x: 30, y: 20)
-            picture.paste(bars, x: picture.width - bars.width - 20, y: picture.height - bars.height - 10)
+            try picture.paste(qr, x: 30, y: 20)
+            try picture.paste(bars, x: picture.width - bars.width - 20, y: picture.height - bars.height - 10)
             let result = try await scan([try picture.pixelBuffer(.nv12)], label: "corners", types: [.qr, .code128], configure: { output in
                 let connection = try #require(output.connection(with: .video))
                 connection.videoOrientation = orientation
@@ -121,6 +116,25 @@ extension RealTimeCaptureTests {
             }
         }
 
+        @Test func paddedRowsAreScannedInPlace() async throws {
+            // 330 pixels wide: every plane's rows are padded to 384 bytes, which the scanner
+            // must neither copy away nor count as picture.
+            let qr = try MetadataFixtures.code(.qr)
+            var picture = CodeFrame(width: 330, height: 240)
+            try picture.paste(qr, x: 180, y: 60)
+            let frame = try picture.pixelBuffer(.yuv420p)
+            #expect(frame.bytesPerRow(ofPlane: 0) > frame.width)
+            let result = try await scan([frame], label: "padded", types: [.qr]) { $0.count >= 2 }
+            #expect(result.satisfied)
+            let placement = try #require(picture.placements.first)
+            for object in result.recorder.codes {
+                #expect(object.stringValue == qr.expected)
+                #expect(abs(object.bounds.minX - Double(placement.minX) / 330) <= Self.tolerance)
+                #expect(abs(object.bounds.maxX - Double(placement.maxX) / 330) <= Self.tolerance)
+                #expect(abs(object.bounds.minY - Double(placement.minY) / 240) <= Self.tolerance)
+            }
+        }
+
         // MARK: Rect of interest
 
         @Test(arguments: [CaptureConnection.VideoOrientation.landscapeRight, .portrait])
@@ -128,8 +142,8 @@ extension RealTimeCaptureTests {
             let qr = try MetadataFixtures.code(.qr)
             let bars = try MetadataFixtures.code(.ean13)
             var picture = CodeFrame()
-            picture.paste(qr, x: 30, y: 30)                                            // device's left half
-            picture.paste(bars, x: picture.width - bars.width - 20, y: 30)            // device's right half
+            try picture.paste(qr, x: 30, y: 30)                                            // device's left half
+            try picture.paste(bars, x: picture.width - bars.width - 20, y: 30)            // device's right half
             // The device's left half is the left half when upright, the top half when turned 90°.
             let rect = orientation == .portrait ? CGRect(x: 0, y: 0, width: 1, height: 0.5) : CGRect(x: 0, y: 0, width: 0.5, height: 1)
             let result = try await scan([try picture.pixelBuffer(.nv12)], label: "rect", types: [.qr, .ean13], configure: { output in
@@ -144,23 +158,15 @@ extension RealTimeCaptureTests {
 
         @Test func aRectOfInterestWithoutCodesReportsNothing() async throws {
             var picture = CodeFrame()
-            picture.paste(try MetadataFixtures.code(.qr), x: 30, y: 30)
+            try picture.paste(try MetadataFixtures.code(.qr), x: 30, y: 30)
             let camera = try makeCodeCamera("empty rect", frames: [try picture.pixelBuffer(.yuv420p)])
             defer { CaptureDevice.removeVirtualDevice(camera) }
-            let output = CaptureMetadataOutput()
-            let frames = CaptureVideoDataOutput()
-            let video = SampleRecorder()
-            video.attach(to: frames)
-            let session = try makeSession(camera: camera, outputs: [output, frames])
-            try output.setMetadataObjectTypes([.qr])
-            try output.setRectOfInterest(CGRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5))
-            let recorder = MetadataRecorder()
-            output.setMetadataObjectsDelegate(recorder, queue: recorder.queue)
-            try await session.start()
-            #expect(await video.samples.wait(forCount: 20))
-            try await session.stop()
-            #expect(output.statistics.scannedFrames >= 10)
-            #expect(recorder.batches.count == 0)
+            let rig = try ScanRig(camera: camera, types: [.qr]) { try $0.setRectOfInterest(CGRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5)) }
+            try await rig.session.start()
+            #expect(await rig.video.samples.wait(forCount: 20))
+            try await rig.session.stop()
+            #expect(rig.output.statistics.scannedFrames >= 10)
+            #expect(rig.recorder.batches.count == 0)
         }
 
         // MARK: When and who
@@ -169,30 +175,23 @@ extension RealTimeCaptureTests {
             // The moving test pattern (bars, ramp, text, a box): busy, but no code.
             let camera = try makeTestCamera("no codes") { $0.pixelFormats = [.yuyv422] }
             defer { CaptureDevice.removeVirtualDevice(camera) }
-            let output = CaptureMetadataOutput()
-            let frames = CaptureVideoDataOutput()
-            let video = SampleRecorder()
-            video.attach(to: frames)
-            let session = try makeSession(camera: camera, outputs: [output, frames])
-            try output.setMetadataObjectTypes(output.availableMetadataObjectTypes)
-            let recorder = MetadataRecorder()
-            output.setMetadataObjectsDelegate(recorder, queue: recorder.queue)
-            let stream = output.metadataObjects
+            let rig = try ScanRig(camera: camera, types: BarcodeScanner.supportedTypes)
+            let stream = rig.output.metadataObjects
             let streamed = Recorder<Int>()
             let reader = Task { for await objects in stream { streamed.append(objects.count) } }
-            try await session.start()
-            #expect(await video.samples.wait(forCount: 20))
-            try await session.stop()
+            try await rig.session.start()
+            #expect(await rig.video.samples.wait(forCount: 20))
+            try await rig.session.stop()
             reader.cancel()
-            #expect(output.statistics.scannedFrames >= 10)
-            #expect(output.statistics.framesWithObjects == 0)
-            #expect(recorder.batches.count == 0)
+            #expect(rig.output.statistics.scannedFrames >= 10)
+            #expect(rig.output.statistics.framesWithObjects == 0)
+            #expect(rig.recorder.batches.count == 0)
             #expect(streamed.count == 0)
         }
 
         @Test func theStreamDeliversWhatTheDelegateGets() async throws {
             var picture = CodeFrame()
-            picture.paste(try MetadataFixtures.code(.code39), x: 100, y: 100)
+            try picture.paste(try MetadataFixtures.code(.code39), x: 100, y: 100)
             let camera = try makeCodeCamera("stream", frames: [try picture.pixelBuffer(.yuyv422)])
             defer { CaptureDevice.removeVirtualDevice(camera) }
             let output = CaptureMetadataOutput()
@@ -215,6 +214,26 @@ extension RealTimeCaptureTests {
             #expect(codes.allSatisfy { $0.duration == MediaTime(value: 1, timescale: 30) })
         }
 
+        @Test func aSlowConsumerNeverSlowsCaptureOrOtherOutputs() async throws {
+            var picture = CodeFrame()
+            try picture.paste(try MetadataFixtures.code(.qr), x: 40, y: 40)
+            let camera = try makeCodeCamera("slow", frames: [try picture.pixelBuffer(.nv12)])
+            defer { CaptureDevice.removeVirtualDevice(camera) }
+            // A quarter of a second per batch: far slower than the 30 fps camera.
+            let rig = try ScanRig(camera: camera, types: [.qr], delay: 0.25)
+            try await rig.session.start()
+            #expect(await rig.video.samples.wait(forCount: 30))
+            try await rig.session.stop()
+            let sequence = rig.video.samples.items.prefix(30).map(\.sequenceNumber)
+            // The video output got every frame, in order, none dropped.
+            #expect(zip(sequence, sequence.dropFirst()).allSatisfy { $1 == $0 + 1 })
+            #expect(rig.video.drops.count == 0)
+            // The metadata output kept up by skipping to the newest frame, not by queueing.
+            #expect(rig.output.statistics.skippedFrames > 0)
+            #expect(rig.recorder.batches.count <= 8)
+            #expect(rig.recorder.batches.count >= 1)
+        }
+
         /// A file-backed camera plays a clip in which a QR code is in view for frames 5–14
         /// (moving a little each frame), gone for 15–19, back for 20–27 and gone again.
         @Test func aCodeThatStaysInViewIsOneObject() async throws {
@@ -225,7 +244,7 @@ extension RealTimeCaptureTests {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 for index in 0..<30 {
                     var picture = CodeFrame(width: 320, height: 240)
-                    if visible.contains(index) { picture.paste(qr, x: 20 + 4 * (index % 10), y: 30) }
+                    if visible.contains(index) { try picture.paste(qr, x: 20 + 4 * (index % 10), y: 30) }
                     try picture.writePGM(String(format: "%@/f%03d.pgm", directory, index))
                 }
                 // FFV1 is lossless: the camera shows exactly the pictures written.
@@ -233,18 +252,11 @@ extension RealTimeCaptureTests {
             }
             let devices = try CaptureDevice.makeFileDevices(contentsOf: clip, options: fileOptions(.realTime))
             defer { devices.remove() }
-            let camera = try #require(devices.video)
-            let output = CaptureMetadataOutput()
-            let frames = CaptureVideoDataOutput()
-            let video = SampleRecorder()
-            video.attach(to: frames)
-            let session = try makeSession(camera: camera, outputs: [output, frames])
-            try output.setMetadataObjectTypes([.qr])
-            let recorder = MetadataRecorder()
-            output.setMetadataObjectsDelegate(recorder, queue: recorder.queue)
+            let rig = try ScanRig(camera: try #require(devices.video), types: [.qr])
+            let (session, output, recorder) = (rig.session, rig.output, rig.recorder)
             try await session.start()
-            #expect(await video.samples.wait(forCount: 30))
-            let times = video.samples.items.map { ($0.sample.presentationTimeStamp, Int($0.sample.sequenceNumber)) }
+            #expect(await rig.video.samples.wait(forCount: 30))
+            let times = rig.video.samples.items.map { ($0.sample.presentationTimeStamp, Int($0.sample.sequenceNumber)) }
             let lateShown = try #require(times.first { $0.1 == 24 }?.0)
             // Wait for the second appearance to have been scanned (frames may be skipped, never reordered).
             #expect(await recorder.batches.wait { $0.contains { $0.contains { $0.time >= lateShown } } })
