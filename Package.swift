@@ -25,9 +25,11 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The metadata output's barcode and QR code scanner: ZBar, on the luma plane.
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        // Data Matrix and PDF417, which ZBar cannot read: zxing-cpp (C++), behind a C interface.
+        .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
         .target(
             name: "CaptureKit",
-            dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite", "CZBar"]
+            dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite", "CZBar", "CZXing"]
         ),
         .executableTarget(name: "capture", dependencies: ["CaptureKit"]),
         .executableTarget(name: "capture-bench", dependencies: ["CaptureKit"]),
@@ -37,5 +39,6 @@ let package = Package(
         // Imports only `CaptureKit` (no @testable): proves no C type leaks into the public API.
         .testTarget(name: "PublicAPITests", dependencies: ["CaptureKit"]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

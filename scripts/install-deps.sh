@@ -12,8 +12,8 @@ packages=(
   libturbojpeg0-dev libexif-dev libheif-dev         # photos: JPEG from YUV planes, EXIF, HEIF (x265)
   libimage-exiftool-perl libheif-examples           # tests: exiftool reads EXIF, heif-convert decodes HEIF
   libsqlite3-dev                                    # media library index (SQLite, WAL)
-  libzbar-dev                                       # metadata output: barcodes and QR codes (ZBar)
-  zbar-tools qrencode barcode                       # tests/bench: zbarimg reads codes that qrencode and GNU barcode encode
+  libzbar-dev libzxing-dev                          # metadata output: barcodes, QR (ZBar), Data Matrix, PDF417 (zxing-cpp)
+  zbar-tools qrencode barcode zint                  # tests/bench: zbarimg reads codes qrencode, GNU barcode and zint encode
   "$@"
 )
 

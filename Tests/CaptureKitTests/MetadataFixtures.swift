@@ -4,7 +4,8 @@ import Testing
 @testable import CaptureKit
 
 // Codes for the metadata output's suites, encoded by tools nobody here wrote — `qrencode` for QR
-// (its module map), GNU `barcode` for the barcodes (its bar and space widths) — drawn with whole
+// (its module map), GNU `barcode` for the barcodes (its bar and space widths), `zint` for Data
+// Matrix and PDF417 (its module dump) — drawn with whole
 // pixels per module, and read back by `zbarimg` for the exact text each must decode to. Frames
 // are made by pasting a code's pixels at a known place, so where the code was drawn is known to
 // the pixel.
@@ -17,7 +18,7 @@ struct CodeImage: Sendable {
     var luma: [UInt8]
     /// The smallest box around the dark pixels, in the image's pixels (right/bottom exclusive).
     var inkMinX: Int, inkMinY: Int, inkMaxX: Int, inkMaxY: Int
-    /// What `zbarimg --raw` reads from the image.
+    /// What `zbarimg --raw` reads from the image (the encoded text for types zbarimg cannot read).
     var expected: String
 }
 
@@ -34,6 +35,9 @@ enum MetadataFixtures {
         .code128: ("code128", "Ck-128"),
         .interleaved2of5: ("i25", "12345670"),
         .codabar: ("codabar", "A4015B"),
+        // zint's symbology numbers.
+        .dataMatrix: ("71", "CaptureKit DM ✓ 42"),
+        .pdf417: ("55", "CaptureKit PDF417 ✓"),
     ]
 
     private static let made = Mutex<[String: CodeImage]>([:])
@@ -50,7 +54,21 @@ enum MetadataFixtures {
             // qrencode prints a dark module as "##" and a light one as two spaces.
             let art = String(decoding: try FileFixtures.run("qrencode", ["-t", "ASCII", "-m", "4", "-o", "-", text]), as: UTF8.self)
             let modules = art.split(separator: "\n").map { line in stride(from: 0, to: line.count, by: 2).map { line[line.index(line.startIndex, offsetBy: $0)] == "#" } }
-            (width, height, luma) = qr(modules, module: 4)
+            (width, height, luma) = matrix(modules, module: 4, rowHeight: 1)
+        } else if type == .dataMatrix || type == .pdf417 {
+            // zint dumps each symbol row as hex nibbles (1 = dark module); PDF417 rows are drawn
+            // three modules high, as printers do.
+            let dump = String(decoding: try FileFixtures.run("zint", ["-b", spec.encoding, "--dump", "-d", text]), as: UTF8.self)
+            let rows = dump.split(separator: "\n").map { line in
+                line.split(separator: " ").flatMap { word in word.flatMap { nibble in
+                    (0..<4).map { bit in (Int(String(nibble), radix: 16) ?? 0) & (8 >> bit) != 0 }
+                } }
+            }.filter { !$0.isEmpty }
+            // Nibbles pad each row; the symbol ends at the last dark module of any row.
+            let columns = rows.map { ($0.lastIndex(of: true) ?? -1) + 1 }.max() ?? 0
+            let padded = rows.map { [false, false, false, false] + $0.prefix(columns) + [false, false, false, false] }
+            let blank = [[Bool]](repeating: [Bool](repeating: false, count: columns + 8), count: 4 / (type == .pdf417 ? 3 : 1) + 1)
+            (width, height, luma) = matrix(blank + padded + blank, module: type == .pdf417 ? 2 : 4, rowHeight: type == .pdf417 ? 3 : 1)
         } else {
             // GNU barcode encodes; its SVG states the bar and space widths in modules, which
             // are drawn here with whole pixels per module (an SVG rasteriser would blur bars of
@@ -68,11 +86,18 @@ enum MetadataFixtures {
         pgm.append(contentsOf: luma)
         try pgm.write(to: URL(fileURLWithPath: base + ".pgm"))
         let ink = try #require(inkBox(luma, width: width, height: height), "\(type) image has no dark pixels")
-        // The oracle reads the drawing as this one type (ZBar decodes UPC-A inside its EAN-13 decoder).
-        let symbology = zbarName[type] ?? type.rawValue
-        let enable = ["-Sdisable", "-S\(symbology).enable"] + (type == .upca ? ["-Sean13.enable"] : [])
-        let read = String(decoding: try FileFixtures.run("zbarimg", ["--raw", "-q"] + enable + [base + ".pgm"]), as: UTF8.self)
-        let expected = read.hasSuffix("\n") ? String(read.dropLast()) : read
+        let expected: String
+        if type == .dataMatrix || type == .pdf417 {
+            // zbarimg cannot read these: the text zint encoded is the oracle.
+            expected = text
+        } else {
+            // zbarimg reads the drawing as this one type (ZBar decodes UPC-A inside its EAN-13
+            // decoder), check digits and all.
+            let symbology = zbarName[type] ?? type.rawValue
+            let enable = ["-Sdisable", "-S\(symbology).enable"] + (type == .upca ? ["-Sean13.enable"] : [])
+            let read = String(decoding: try FileFixtures.run("zbarimg", ["--raw", "-q"] + enable + [base + ".pgm"]), as: UTF8.self)
+            expected = read.hasSuffix("\n") ? String(read.dropLast()) : read
+        }
         let image = CodeImage(type: type, width: width, height: height, luma: luma, inkMinX: ink.0, inkMinY: ink.1,
                               inkMaxX: ink.2, inkMaxY: ink.3, expected: expected)
         made.withLock { $0[key] = image }
@@ -82,18 +107,20 @@ enum MetadataFixtures {
     /// zbarimg's names where they differ from CaptureKit's.
     static let zbarName: [MetadataObject.ObjectType: String] = [.qr: "qrcode", .interleaved2of5: "i25"]
 
-    /// A QR code from its modules (true = dark), `module` pixels each.
-    static func qr(_ modules: [[Bool]], module: Int) -> (Int, Int, [UInt8]) {
-        let side = modules.count * module
-        var luma = [UInt8](repeating: 255, count: side * side)
+    /// A 2-D code from its rows of modules (true = dark), `module` pixels wide and
+    /// `module × rowHeight` pixels high each.
+    static func matrix(_ modules: [[Bool]], module: Int, rowHeight: Int) -> (Int, Int, [UInt8]) {
+        let width = (modules.map(\.count).max() ?? 0) * module, rowPixels = module * rowHeight
+        let height = modules.count * rowPixels
+        var luma = [UInt8](repeating: 255, count: width * height)
         for (row, line) in modules.enumerated() {
             for (column, dark) in line.enumerated() where dark {
-                for y in row * module ..< (row + 1) * module {
-                    luma.replaceSubrange(y * side + column * module ..< y * side + (column + 1) * module, with: repeatElement(0, count: module))
+                for y in row * rowPixels ..< (row + 1) * rowPixels {
+                    luma.replaceSubrange(y * width + column * module ..< y * width + (column + 1) * module, with: repeatElement(0, count: module))
                 }
             }
         }
-        return (side, side, luma)
+        return (width, height, luma)
     }
 
     /// A barcode from its alternating space and bar widths (space first), in modules.

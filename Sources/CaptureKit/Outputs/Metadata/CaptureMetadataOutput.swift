@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Finds barcodes and QR codes in the video a session captures (`AVCaptureMetadataOutput`),
-/// with ZBar, on a thread of its own.
+/// Finds barcodes, QR codes and other machine-readable codes in the video a session captures
+/// (`AVCaptureMetadataOutput`), with ZBar and zxing-cpp, on a thread of its own.
 ///
 /// Like AVFoundation's, the output looks for nothing until told which
 /// ``metadataObjectTypes`` to find. It always works on the newest frame: while it is busy with
@@ -48,7 +48,7 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
 
     /// What only the output's thread touches (and `sessionDidStopRunning` resets).
     private struct Engine {
-        var scanner: BarcodeScanner?
+        var scanner: ZBarScanner?
         var tracker = CodeTracker()
     }
 
@@ -79,10 +79,12 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
 
     // MARK: What to look for
 
-    /// The types this machine can find: those ZBar decodes (QR, EAN-13, EAN-8, UPC-A, UPC-E,
-    /// Code 39, Code 93, Code 128, ITF, Codabar). Unlike AVFoundation's, the list does not
-    /// depend on the output being connected.
-    public var availableMetadataObjectTypes: [MetadataObject.ObjectType] { BarcodeScanner.supportedTypes }
+    /// The types this machine can find: QR, EAN-13, EAN-8, UPC-A, UPC-E, Code 39, Code 93,
+    /// Code 128, ITF and Codabar (read by ZBar), Data Matrix and PDF417 (read by zxing-cpp).
+    /// Unlike AVFoundation's, the list does not depend on the output being connected.
+    public var availableMetadataObjectTypes: [MetadataObject.ObjectType] { Self.supportedTypes }
+
+    static let supportedTypes = ZBarScanner.supportedTypes + ZXingScanner.supportedTypes
 
     /// The types the output looks for, in the order they were set; empty (the default) means
     /// the output scans nothing.
@@ -91,7 +93,7 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
     /// Sets ``metadataObjectTypes``. Types not in ``availableMetadataObjectTypes`` are refused
     /// with `.notSupported` (nothing changes), as AVFoundation refuses them.
     public func setMetadataObjectTypes(_ types: [MetadataObject.ObjectType]) throws(CaptureError) {
-        let unsupported = types.filter { !BarcodeScanner.supportedTypes.contains($0) }
+        let unsupported = types.filter { !Self.supportedTypes.contains($0) }
         guard unsupported.isEmpty else {
             throw CaptureError(.notSupported, "metadata object types \(unsupported.map(\.rawValue).joined(separator: ", ")) cannot be "
                                + "decoded here; availableMetadataObjectTypes lists those that can")
@@ -216,21 +218,24 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
         let space = MetadataCoordinateSpace(width: luma.width, height: luma.height,
                                             rotationAngle: connection.videoRotationAngle, isMirrored: connection.isVideoMirrored)
         guard let crop = space.deviceRect(rect) else { return [] }
+        let zbarTypes = types.intersection(ZBarScanner.supportedTypes)
         return try engine.withLock { (engine) throws(CaptureError) -> [MetadataObject] in
-            if engine.scanner == nil { engine.scanner = try BarcodeScanner() }
-            let scanner = engine.scanner!
-            scanner.setTypes(types)
-            let symbols = try luma.withUnsafeBytes(ofPlane: 0) { (plane) throws(CaptureError) -> [BarcodeScanner.Symbol] in
-                try scanner.scan(luma: plane.baseAddress!, bytesPerRow: luma.bytesPerRow(ofPlane: 0),
-                                 width: luma.width, height: luma.height, crop: crop)
+            let found = try luma.withUnsafeBytes(ofPlane: 0) { (plane) throws(CaptureError) -> [DetectedCode] in
+                let stride = luma.bytesPerRow(ofPlane: 0)
+                var codes: [DetectedCode] = []
+                if !zbarTypes.isEmpty {
+                    if engine.scanner == nil { engine.scanner = try ZBarScanner() }
+                    engine.scanner!.setTypes(zbarTypes)
+                    codes += try engine.scanner!.scan(luma: plane.baseAddress!, bytesPerRow: stride, width: luma.width, height: luma.height, crop: crop)
+                }
+                codes += try ZXingScanner.scan(types, luma: plane.baseAddress!, bytesPerRow: stride, width: luma.width, height: luma.height, crop: crop)
+                return codes
             }
-            let inside = symbols.filter { symbol in
-                rect.contains(space.metadataPoint(x: (symbol.minX + symbol.maxX) / 2, y: (symbol.minY + symbol.maxY) / 2))
-            }
-            let ids = engine.tracker.identify(inside.map { ($0.type, $0.data, ($0.minX + $0.maxX) / 2, ($0.minY + $0.maxY) / 2) },
+            let inside = found.filter { rect.contains(space.metadataPoint(x: $0.centerX, y: $0.centerY)) }
+            let ids = engine.tracker.identify(inside.map { ($0.type, $0.data, $0.centerX, $0.centerY) },
                                               time: sample.presentationTimeStamp, frameDuration: sample.duration)
-            return zip(inside, ids).map { symbol, id in
-                Self.object(symbol, id: id, space: space, time: sample.presentationTimeStamp, duration: sample.duration)
+            return zip(inside, ids).map { code, id in
+                Self.object(code, id: id, space: space, time: sample.presentationTimeStamp, duration: sample.duration)
             }
         }
     }
@@ -249,7 +254,7 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
         }
     }
 
-    private static func object(_ symbol: BarcodeScanner.Symbol, id: Int, space: MetadataCoordinateSpace,
+    private static func object(_ symbol: DetectedCode, id: Int, space: MetadataCoordinateSpace,
                                time: MediaTime, duration: MediaTime) -> MachineReadableCodeObject {
         let corners = symbol.corners.map { space.metadataPoint(x: $0.x, y: $0.y) }
         let box = [(symbol.minX, symbol.minY), (symbol.maxX, symbol.maxY)].map { space.metadataPoint(x: $0.0, y: $0.1) }

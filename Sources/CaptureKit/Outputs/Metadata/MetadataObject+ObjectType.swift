@@ -30,14 +30,12 @@ extension MetadataObject {
         public static let interleaved2of5 = ObjectType(rawValue: "itf")
         /// Codabar, with its start and stop characters.
         public static let codabar = ObjectType(rawValue: "codabar")
-        /// Data Matrix (ISO/IEC 16022). Not decoded by this build (see
-        /// ``CaptureMetadataOutput/availableMetadataObjectTypes``).
+        /// Data Matrix (ISO/IEC 16022), square or rectangular.
         public static let dataMatrix = ObjectType(rawValue: "datamatrix")
-        /// PDF417 (ISO/IEC 15438). Not decoded by this build (see
-        /// ``CaptureMetadataOutput/availableMetadataObjectTypes``).
+        /// PDF417 (ISO/IEC 15438).
         public static let pdf417 = ObjectType(rawValue: "pdf417")
 
-        /// Every type CaptureKit has a name for, decodable here or not.
+        /// Every type CaptureKit has a name for.
         public static let allCases: [ObjectType] = [.qr, .ean13, .ean8, .upca, .upce, .code39, .code93, .code128,
                                                      .interleaved2of5, .codabar, .dataMatrix, .pdf417]
 

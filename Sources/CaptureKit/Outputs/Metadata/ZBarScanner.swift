@@ -3,20 +3,10 @@ internal import CZBar
 /// Finds barcodes and QR codes in 8-bit luma with ZBar (`zbar_image_scanner_t`), reading the
 /// frame's plane in place: rows padded beyond the width are handed to ZBar as a wider image
 /// cropped to the picture, so no plane is ever copied. Not thread-safe: one per output thread.
-final class BarcodeScanner {
-    /// One decoded symbol, in device pixel coordinates.
-    struct Symbol {
-        var type: MetadataObject.ObjectType
-        var data: [UInt8]
-        /// The code's top-left, top-right, bottom-right and bottom-left corners as printed.
-        var corners: [(x: Double, y: Double)]
-        /// The smallest upright box around every point ZBar located the code by.
-        var minX: Double, minY: Double, maxX: Double, maxY: Double
-    }
-
+final class ZBarScanner {
     /// The types ZBar 0.23 decodes, with its symbology for each. Data Matrix has no ZBar
-    /// decoder, and ZBar's PDF417 decoder stops at the low-level codewords (it never reports a
-    /// symbol), so neither is offered.
+    /// decoder, and ZBar's PDF417 decoder was never finished (it reports no symbol), so those
+    /// two are read by ``ZXingScanner``.
     static let symbologies: [(MetadataObject.ObjectType, zbar_symbol_type_t)] = [
         (.qr, ZBAR_QRCODE), (.ean13, ZBAR_EAN13), (.ean8, ZBAR_EAN8), (.upca, ZBAR_UPCA), (.upce, ZBAR_UPCE),
         (.code39, ZBAR_CODE39), (.code93, ZBAR_CODE93), (.code128, ZBAR_CODE128), (.interleaved2of5, ZBAR_I25),
@@ -68,7 +58,7 @@ final class BarcodeScanner {
 
     /// Scans `crop` of a `width`×`height` luma plane whose rows are `bytesPerRow` apart
     /// (`zbar_scan_image`). The plane must stay valid for the call only.
-    func scan(luma: UnsafeRawPointer, bytesPerRow: Int, width: Int, height: Int, crop: PixelRect) throws(CaptureError) -> [Symbol] {
+    func scan(luma: UnsafeRawPointer, bytesPerRow: Int, width: Int, height: Int, crop: PixelRect) throws(CaptureError) -> [DetectedCode] {
         guard bytesPerRow >= width else { throw .internalError("luma rows of \(bytesPerRow) bytes are shorter than \(width) pixels") }
         zbar_image_set_size(image, UInt32(bytesPerRow), UInt32(height))
         zbar_image_set_crop(image, UInt32(crop.x), UInt32(crop.y), UInt32(min(crop.width, width - crop.x)), UInt32(crop.height))
@@ -80,7 +70,7 @@ final class BarcodeScanner {
         }
         let found = zbar_scan_image(scanner, image)
         guard found >= 0 else { throw CaptureError(.internalError, "ZBar failed to scan a \(width)x\(height) frame", operation: "zbar_scan_image") }
-        var symbols: [Symbol] = []
+        var symbols: [DetectedCode] = []
         var next = zbar_image_first_symbol(image)
         while let symbol = next {
             next = zbar_symbol_next(symbol)
@@ -89,7 +79,7 @@ final class BarcodeScanner {
         return symbols
     }
 
-    private static func symbol(_ symbol: OpaquePointer) -> Symbol? {
+    private static func symbol(_ symbol: OpaquePointer) -> DetectedCode? {
         let kind = zbar_symbol_get_type(symbol)
         guard let type = symbologies.first(where: { $0.1 == kind })?.0 else { return nil }
         let count = Int(zbar_symbol_get_data_length(symbol))
@@ -120,6 +110,6 @@ final class BarcodeScanner {
             }
             corners = (0..<4).map { box[(start + $0) % 4] }
         }
-        return Symbol(type: type, data: data, corners: corners, minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+        return DetectedCode(type: type, data: data, corners: corners, points: points)
     }
 }
