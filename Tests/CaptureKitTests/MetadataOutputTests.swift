@@ -44,10 +44,18 @@ extension RealTimeCaptureTests {
             #expect(result.satisfied)
             let codes = result.recorder.codes
             #expect(!codes.isEmpty)
+            let placement = try #require(picture.placements.first)
+            let drawn = [(placement.minX, placement.minY), (placement.maxX, placement.minY),
+                         (placement.maxX, placement.maxY), (placement.minX, placement.maxY)]
             for object in codes {
                 #expect(object.type == type)
                 #expect(object.stringValue == code.expected)
                 #expect(object.data == Array(code.expected.utf8))
+                // Upright and unmirrored: corners are the drawn ones, scaled to the frame.
+                for (reported, expected) in zip(object.corners, drawn) {
+                    #expect(abs(reported.x - Double(expected.0) / 640) <= Self.tolerance && abs(reported.y - Double(expected.1) / 480) <= Self.tolerance,
+                            "\(type): corner \(reported) drawn at \(expected)")
+                }
             }
         }
 
