@@ -1,12 +1,11 @@
 import CaptureKit
 import Dispatch
 import Foundation
-import Synchronization
 
-/// `capture scan`: prints barcodes and QR codes as they come into view.
+/// `capture scan`: prints barcodes, QR codes, Data Matrix and PDF417 symbols as they come into view.
 enum ScanCommand: Command {
     static let name = "scan"
-    static let summary = "print barcodes and QR codes as they come into view"
+    static let summary = "print barcodes, QR codes, Data Matrix and PDF417 as they come into view"
     static var usage: String {
         """
         usage: capture scan [--device ID] [--types T,T,...] [--once] [--json] [--duration S]
@@ -81,62 +80,6 @@ enum ScanCommand: Command {
                 throw UsageError("unknown or unsupported type '\(name)' (available: \(available.map(\.rawValue).joined(separator: ",")))")
             }
             return type
-        }
-    }
-}
-
-/// Prints each code the first time its identity appears.
-final class CodePrinter: CaptureMetadataOutputObjectsDelegate {
-    let done = DispatchSemaphore(value: 0)
-    private let json: Bool
-    private let once: Bool
-    private struct State {
-        var printed = Set<Int>()
-        var finished = false
-        var failure: Error?
-    }
-    private let state = Mutex(State())
-
-    init(json: Bool, once: Bool) {
-        self.json = json
-        self.once = once
-    }
-
-    var printedCount: Int { state.withLock { $0.printed.count } }
-    var failure: Error? { state.withLock { $0.failure } }
-
-    func finish() {
-        let first = state.withLock { state -> Bool in
-            defer { state.finished = true }
-            return !state.finished
-        }
-        if first { done.signal() }
-    }
-
-    func metadataOutput(_ output: CaptureMetadataOutput, didOutput metadataObjects: [MetadataObject], from connection: CaptureConnection) {
-        for case let code as MachineReadableCodeObject in metadataObjects {
-            let isNew = state.withLock { !$0.finished && $0.printed.insert(code.objectID).inserted }
-            guard isNew else { continue }
-            if json {
-                let report = ScanCommand.Report(
-                    id: code.objectID, type: code.type.rawValue, text: code.stringValue, bytes: code.data.count,
-                    bounds: [code.bounds.minX, code.bounds.minY, code.bounds.width, code.bounds.height].map { Double($0) },
-                    corners: code.corners.map { [Double($0.x), Double($0.y)] }, time: code.time.seconds)
-                do {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                    Console.print(String(decoding: try encoder.encode(report), as: UTF8.self))
-                } catch {
-                    state.withLock { $0.failure = error }
-                    finish()
-                }
-            } else {
-                Console.print("\(code.type.rawValue)\t\(code.stringValue ?? "<\(code.data.count) bytes>")")
-            }
-            if once {
-                finish()
-                return
-            }
         }
     }
 }

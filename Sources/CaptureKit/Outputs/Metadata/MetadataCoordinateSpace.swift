@@ -55,11 +55,3 @@ struct MetadataCoordinateSpace: Sendable, Equatable {
         return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 }
-
-/// A rectangle of whole pixels in a frame.
-struct PixelRect: Sendable, Equatable {
-    var x: Int
-    var y: Int
-    var width: Int
-    var height: Int
-}
