@@ -23,9 +23,14 @@ let package = Package(
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         // The media library's index: SQLite (WAL).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Live preview: an SDL2 window, and a libmicrohttpd web page.
+        // No pkgConfig: sdl2.pc adds -D_REENTRANT, which SwiftPM refuses with a warning; the headers
+        // are found as <SDL2/SDL.h> under /usr/include.
+        .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(
             name: "CaptureKit",
-            dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite"]
+            dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite", "CSDL2", "CMicroHTTPD"]
         ),
         .executableTarget(name: "capture", dependencies: ["CaptureKit"]),
         .executableTarget(name: "capture-bench", dependencies: ["CaptureKit"]),

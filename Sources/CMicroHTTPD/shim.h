@@ -1,0 +1,43 @@
+#ifndef CAPTUREKIT_CMICROHTTPD_SHIM_H
+#define CAPTUREKIT_CMICROHTTPD_SHIM_H
+
+/* The web preview's HTTP server: GNU libmicrohttpd. */
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <microhttpd.h>
+
+/*
+ * MHD_start_daemon and MHD_get_daemon_info are variadic, which Swift cannot call, and
+ * MHD_CONTENT_READER_END_OF_STREAM is a cast macro: all three are re-exported here.
+ *
+ * The daemon runs one thread per connection, so a content reader may wait for the next frame
+ * and a slow viewer only ever holds up its own thread.
+ */
+static inline struct MHD_Daemon *ck_mhd_start(const struct sockaddr *address, unsigned int connection_limit,
+                                              MHD_AccessHandlerCallback handler, void *context) {
+    return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+                                (address->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+                            0, NULL, NULL, handler, context,
+                            MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+                            MHD_OPTION_END);
+}
+
+/* The port the daemon listens on (the one the kernel picked when asked for port 0). */
+static inline uint16_t ck_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+static inline ssize_t ck_mhd_end_of_stream(void) {
+    return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static inline ssize_t ck_mhd_end_with_error(void) {
+    return MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+#endif
