@@ -12,12 +12,13 @@
  * MHD_start_daemon and MHD_get_daemon_info are variadic, which Swift cannot call, and
  * MHD_CONTENT_READER_END_OF_STREAM is a cast macro: all three are re-exported here.
  *
+ * Errors are not logged to stderr (a viewer closing its tab is routine, not an error).
  * The daemon runs one thread per connection, so a content reader may wait for the next frame
  * and a slow viewer only ever holds up its own thread.
  */
 static inline struct MHD_Daemon *ck_mhd_start(const struct sockaddr *address, unsigned int connection_limit,
                                               MHD_AccessHandlerCallback handler, void *context) {
-    return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+    return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
                                 (address->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0),
                             0, NULL, NULL, handler, context,
                             MHD_OPTION_SOCK_ADDR, address,
