@@ -196,8 +196,9 @@ public final class CaptureWebPreview: CaptureOutput, @unchecked Sendable {
         case ("GET", "/stream.mjpg"):
             viewers.add(1, ordering: .relaxed)
             return .stream(MJPEGViewer(broadcast: broadcast) { [weak self] skipped in
-                self?.viewers.subtract(1, ordering: .relaxed)
+                // Counted before the viewer leaves, so whoever sees it gone sees its skips.
                 self?.counters.withLock { $0.skippedByViewers += skipped }
+                self?.viewers.subtract(1, ordering: .relaxed)
             })
         case ("GET", "/frame.jpg"):
             return stillFrame()

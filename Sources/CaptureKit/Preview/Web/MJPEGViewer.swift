@@ -53,8 +53,11 @@ final class MJPEGViewer: @unchecked Sendable {
         return written
     }
 
-    /// The connection is gone.
-    func finish() { onEnd(skipped) }
+    /// The connection is gone: the frames published since the last one it got count as skipped.
+    func finish() {
+        if sentGeneration > 0 { skipped += Int(broadcast.newestGeneration - sentGeneration) }
+        onEnd(skipped)
+    }
 
     private func length(of frame: JPEGBroadcast.Frame) -> Int {
         frame.partHeader.count + frame.jpeg.count + Self.partTrailer.count
