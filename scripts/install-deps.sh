@@ -12,6 +12,9 @@ packages=(
   libturbojpeg0-dev libexif-dev libheif-dev         # photos: JPEG from YUV planes, EXIF, HEIF (x265)
   libimage-exiftool-perl libheif-examples           # tests: exiftool reads EXIF, heif-convert decodes HEIF
   libsqlite3-dev                                    # media library index (SQLite, WAL)
+  libsdl2-dev libmicrohttpd-dev                     # live preview: SDL2 window, libmicrohttpd web page
+  xvfb x11-apps xdotool                             # preview tests: Xvfb display, xwd screenshots, resizes
+  chromium chromium-driver python3-selenium curl    # web preview tests: headless browser, raw requests
   "$@"
 )
 

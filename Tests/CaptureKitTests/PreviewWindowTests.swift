@@ -50,6 +50,7 @@ extension RealTimeCaptureTests {
                 watcher?.cancel()
                 try await session.stop()
                 CaptureDevice.removeVirtualDevice(camera)
+                unsetenv("DISPLAY")
             }
         }
 
