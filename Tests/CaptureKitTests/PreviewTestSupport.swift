@@ -54,6 +54,12 @@ final class VirtualDisplay: @unchecked Sendable {
         process.waitUntilExit()
     }
 
+    /// Freezes the X server (SIGSTOP): every client call that waits for it blocks.
+    func freeze() { kill(process.processIdentifier, SIGSTOP) }
+
+    /// Lets a frozen X server run again (SIGCONT).
+    func thaw() { kill(process.processIdentifier, SIGCONT) }
+
     /// The window titled `title` as packed RGB24, captured by xwd and decoded by FFmpeg.
     func screenshot(windowTitled title: String, in scratch: PhotoScratch) throws -> (width: Int, height: Int, rgb: [UInt8]) {
         let file = "\(scratch.path)/\(UUID().uuidString).xwd"

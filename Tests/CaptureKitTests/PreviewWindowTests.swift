@@ -141,6 +141,36 @@ extension RealTimeCaptureTests {
             try await fixture.tearDown()
         }
 
+        @Test(.enabled(if: PreviewPrerequisites.runnable(tools)))
+        func aFrozenDisplayNeverSlowsCapture() async throws {
+            let fixture = try await Fixture()
+            let frames = CaptureVideoDataOutput()
+            let recorder = SampleRecorder()
+            recorder.attach(to: frames)
+            try fixture.session.addOutput(frames)
+            #expect(await fixture.waitForPresentation(after: 0) { _ in true })
+            #expect(await recorder.samples.wait(forCount: 5))
+            // With the X server stopped the render thread blocks inside SDL; capture must not.
+            fixture.display.freeze()
+            let presentedBefore = fixture.preview.statistics.presented
+            let droppedBefore = fixture.preview.statistics.dropped
+            let start = recorder.samples.count
+            let startTime = MonotonicClock.nanoseconds()
+            let delivered = await recorder.samples.wait(forCount: start + 45, timeout: .seconds(5))
+            let seconds = Double(MonotonicClock.nanoseconds() - startTime) / 1e9
+            let presentedWhileFrozen = fixture.preview.statistics.presented - presentedBefore
+            let droppedWhileFrozen = fixture.preview.statistics.dropped - droppedBefore
+            fixture.display.thaw()
+            #expect(delivered)
+            #expect(Double(recorder.samples.count - start) / seconds > 27, "capture slowed to \(Double(recorder.samples.count - start) / seconds) fps")
+            #expect(presentedWhileFrozen <= 2, "the window kept drawing on a frozen display: \(presentedWhileFrozen)")
+            #expect(droppedWhileFrozen >= 40, "the preview should have dropped the frames it could not show: \(droppedWhileFrozen)")
+            // Once the display runs again the newest frame is shown.
+            let count = fixture.presented.count
+            #expect(await fixture.waitForPresentation(after: count) { _ in true })
+            try await fixture.tearDown()
+        }
+
         @Test func geometryFitsAndConvertsWithoutAWindow() {
             let aspect = PreviewGeometry(frameWidth: 640, frameHeight: 480, rotation: 0, isMirrored: false, gravity: .resizeAspect,
                                          viewWidth: 800, viewHeight: 300)
