@@ -27,9 +27,14 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         // Data Matrix and PDF417, which ZBar cannot read: zxing-cpp (C++), behind a C interface.
         .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
+        // Live preview: an SDL2 window, and a libmicrohttpd web page.
+        // No pkgConfig: sdl2.pc adds -D_REENTRANT, which SwiftPM refuses with a warning; the headers
+        // are found as <SDL2/SDL.h> under /usr/include.
+        .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(
             name: "CaptureKit",
-            dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite", "CZBar", "CZXing"]
+            dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite", "CZBar", "CZXing", "CSDL2", "CMicroHTTPD"]
         ),
         .executableTarget(name: "capture", dependencies: ["CaptureKit"]),
         .executableTarget(name: "capture-bench", dependencies: ["CaptureKit"]),

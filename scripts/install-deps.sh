@@ -14,6 +14,9 @@ packages=(
   libsqlite3-dev                                    # media library index (SQLite, WAL)
   libzbar-dev libzxing-dev                          # metadata output: barcodes, QR (ZBar), Data Matrix, PDF417 (zxing-cpp)
   zbar-tools qrencode barcode zint                  # tests/bench: zbarimg reads codes qrencode, GNU barcode and zint encode
+  libsdl2-dev libmicrohttpd-dev                     # live preview: SDL2 window, libmicrohttpd web page
+  xvfb x11-apps xdotool                             # preview tests: Xvfb display, xwd screenshots, resizes
+  chromium chromium-driver python3-selenium curl    # web preview tests: headless browser, raw requests
   "$@"
 )
 

@@ -6,6 +6,7 @@ enum BenchmarkRegistry {
         PhotoBenchmark(),
         RecordBenchmark(),
         ScanBenchmark(),
+        WebPreviewBenchmark(),
     ]
 
     /// The benchmarks named in `names`, in registry order; all of them when `names` is empty.

@@ -36,6 +36,17 @@ extension CaptureManager {
         }
     }
 
+    /// Adds `camera` as the video input, replacing the current one: for a camera chosen by the
+    /// application (a unique ID from the command line) rather than by position.
+    public func configureVideoInput(device camera: CaptureDevice) throws(CaptureError) {
+        do throws(CaptureError) {
+            try replaceInput(with: CaptureDeviceInput(device: camera), video: true)
+        } catch {
+            notify { $0.deviceConfigurationFailed(with: error) }
+            throw error
+        }
+    }
+
     /// Removes the video input (`removeVideoDeviceInput`).
     public func removeVideoDeviceInput() {
         if let input = state.withLock({ state -> CaptureDeviceInput? in defer { state.videoInput = nil }; return state.videoInput }) {
