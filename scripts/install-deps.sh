@@ -12,6 +12,7 @@ packages=(
   libturbojpeg0-dev libexif-dev libheif-dev         # photos: JPEG from YUV planes, EXIF, HEIF (x265)
   libimage-exiftool-perl libheif-examples           # tests: exiftool reads EXIF, heif-convert decodes HEIF
   libsqlite3-dev                                    # media library index (SQLite, WAL)
+  linux-libc-dev                                    # CV4L2 shim: linux/videodev2.h (cameras)
   "$@"
 )
 
