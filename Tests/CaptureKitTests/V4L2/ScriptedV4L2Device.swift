@@ -41,6 +41,9 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
         /// Calls interrupted this many times before going through.
         var interruptions: [String: Int] = [:]
         var grantedBuffers: Int?
+        /// Nanoseconds between frames as a real camera delivers them (0: all at once). Paced
+        /// frames with a zero timestamp are stamped with the monotonic time they are ready.
+        var paceNanoseconds: Int64 = 0
     }
 
     let path: String
@@ -56,6 +59,8 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
     private var queued: [Int] = []
     private var nextFrame = 0
     private var streaming = false
+    private var nextDue: Int64 = 0
+    private var released = 0
 
     init(path: String = "/dev/video-scripted", script: Script) {
         self.path = path
@@ -177,14 +182,19 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
                 return nil
             }
             guard !queued.isEmpty else { return nil }
+            if script.paceNanoseconds > 0 {
+                guard released > 0 else { return nil }
+                released -= 1
+            }
             let index = queued.removeFirst()
             let frame = script.frames[nextFrame]
             nextFrame += 1
             frame.bytes.withUnsafeBytes { bytes in
                 buffers[index].copyMemory(from: bytes.baseAddress!, byteCount: min(bytes.count, bufferLength))
             }
+            let stamp = frame.timestamp == 0 && script.paceNanoseconds > 0 ? MonotonicClock.nanoseconds() : frame.timestamp
             return V4L2DequeuedBuffer(index: index, bytesUsed: frame.bytesUsed ?? frame.bytes.count, sequence: frame.sequence,
-                                      monotonicTimestamp: frame.timestamp, hasError: frame.hasError)
+                                      monotonicTimestamp: stamp, hasError: frame.hasError)
         }
     }
 
@@ -193,6 +203,17 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
     func streamOff(bufferType: V4L2BufferType) throws(CaptureError) { try call("VIDIOC_STREAMOFF") { streaming = false } }
 
     func poll(timeoutMilliseconds: Int32) throws(CaptureError) -> V4L2PollResult {
+        if script.paceNanoseconds > 0, nextFrame < script.frames.count {
+            // A paced camera: the next frame is ready one period after the previous one.
+            if nextDue == 0 { nextDue = MonotonicClock.nanoseconds() + script.paceNanoseconds }
+            let now = MonotonicClock.nanoseconds()
+            if now < nextDue {
+                MonotonicClock.sleep(untilNanoseconds: min(nextDue, now + Int64(timeoutMilliseconds) * 1_000_000))
+                if MonotonicClock.nanoseconds() < nextDue { return .timeout }
+            }
+            nextDue += script.paceNanoseconds
+            released += 1
+        }
         let ready = nextFrame < script.frames.count && !queued.isEmpty
         let ended = nextFrame >= script.frames.count && script.endErrno != nil
         if ready || ended { return ended ? .failed : .readable }

@@ -99,9 +99,14 @@ struct V4L2StreamTests {
         var script = V4L2Fixtures.yuyvScript()
         script.frames = [V4L2Fixtures.yuyvFrame(1, sequence: 0), V4L2Fixtures.yuyvFrame(2, sequence: 1)]
         script.endErrno = ENODEV
-        let (records, _, backend) = try await run(script) { $0.contains { if case .disconnected = $0 { return true } else { return false } } }
+        let (records, opener, backend) = try await run(script) { $0.contains { if case .disconnected = $0 { return true } else { return false } } }
         #expect(records.compactMap(\.sample).count == 2, "frames before the removal are delivered")
-        #expect(!backend.isConnected)
+        opener.openErrno = ENODEV
+        #expect(!backend.isConnected, "a node that answers ENODEV is not connected")
+        opener.openErrno = nil
+        #expect(backend.isConnected, "a node that answers again is back (vivid re-registers after Disconnect)")
+        opener.present = false
+        #expect(!backend.isConnected, "a removed node is gone")
     }
 
     @Test func fatalStreamingErrorFailsTheStream() async throws {

@@ -34,7 +34,18 @@ final class V4L2DeviceBackend: DeviceBackend, CameraControlBackend, Configurable
         controlCache = Mutex((try? V4L2ControlSet.controls(of: io)) ?? [])
     }
 
-    var isConnected: Bool { !gone.load(ordering: .acquiring) && opener.nodeExists(node.path) }
+    /// Whether the node is there and answers. A device that returned ENODEV is asked again:
+    /// some drivers (vivid's "Disconnect") keep the node and come back once every handle of
+    /// the old session is closed.
+    var isConnected: Bool {
+        guard opener.nodeExists(node.path) else { return false }
+        guard gone.load(ordering: .acquiring) else { return true }
+        guard let io = try? opener.open(node.path) else { return false }
+        defer { io.close() }
+        guard (try? io.queryCapability()) == node.capability else { return false }
+        gone.store(false, ordering: .releasing)
+        return true
+    }
 
     /// Marks the device as gone (its node returned ENODEV).
     func markGone() { gone.store(true, ordering: .releasing) }

@@ -35,6 +35,8 @@ final class V4L2FrameReader {
     private let layout: V4L2FrameLayout?
     private let decoder: MJPEGDecoder?
     private let copyPool: PixelBufferPool?
+    /// Holds each camera JPEG beside its decoded frame (for MJPEG recordings, which store it).
+    private let jpegPool: StoragePool?
     private let frameDuration: MediaTime
     private var sequence = V4L2SequenceTracker()
     /// How many buffers the kernel keeps to fill before frames are copied instead of lent.
@@ -46,6 +48,7 @@ final class V4L2FrameReader {
         self.minimumQueued = minimumQueued
         if format.fourCC.isJPEG {
             decoder = try MJPEGDecoder(width: format.width, height: format.height)
+            jpegPool = StoragePool(blockSize: ring.buffers.map(\.length).max() ?? 0, maximumIdle: 4)
             layout = nil
             copyPool = nil
         } else {
@@ -53,6 +56,7 @@ final class V4L2FrameReader {
             self.layout = layout
             copyPool = try PixelBufferPool(width: layout.width, height: layout.height, pixelFormat: layout.pixelFormat, maximumIdleBuffers: 4)
             decoder = nil
+            jpegPool = nil
         }
     }
 
@@ -75,10 +79,14 @@ final class V4L2FrameReader {
         let pts = MediaTime(value: buffer.monotonicTimestamp ?? MonotonicClock.nanoseconds(), timescale: 1_000_000_000)
         let bytes = UnsafeRawBufferPointer(start: mapped.base, count: min(max(buffer.bytesUsed, 0), mapped.length))
         let frame: PixelBuffer
-        if let decoder {
+        var compressed: CompressedFrame?
+        if let decoder, let jpegPool {
             defer { ring.requeue(buffer.index) }
             do {
                 frame = try decoder.decode(bytes)
+                let storage = try jpegPool.take()
+                if let source = bytes.baseAddress { storage.bytes.copyMemory(from: source, byteCount: bytes.count) }
+                compressed = CompressedFrame(codec: .jpeg, storage: storage, byteCount: bytes.count)
             } catch {
                 outcome.drops.append(.corruptJPEG(error.message))
                 return outcome
@@ -107,7 +115,8 @@ final class V4L2FrameReader {
             ring.requeue(buffer.index)
             return outcome
         }
-        outcome.sample = SampleBuffer(media: .video(frame), presentationTimeStamp: pts, duration: frameDuration, sequenceNumber: UInt64(buffer.sequence))
+        outcome.sample = SampleBuffer(media: .video(frame), presentationTimeStamp: pts, duration: frameDuration,
+                                      sequenceNumber: UInt64(buffer.sequence), compressedFrame: compressed)
         return outcome
     }
 
