@@ -20,3 +20,13 @@ extension CaptureDevice {
         DeviceConnectionHub.shared.subscribe()
     }
 }
+
+extension CaptureDevice {
+    /// Why camera nodes that exist were left out of discovery: one error per node that could
+    /// not be opened (`.notAuthorized` naming the `video` group, `.deviceBusy`, …), from the
+    /// latest scan. Empty when every node was usable.
+    public static var discoveryErrors: [CaptureError] {
+        _ = DeviceRegistry.shared.devices()
+        return V4L2DeviceProvider.shared.openFailures.sorted { $0.key < $1.key }.map(\.value)
+    }
+}

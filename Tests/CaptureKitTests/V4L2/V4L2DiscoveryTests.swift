@@ -105,6 +105,9 @@ struct V4L2DiscoveryTests {
         let result = V4L2Discovery(devDirectory: dev, sysRoot: root.path, opener: opener).nodes()
         #expect(result.nodes.isEmpty)
         #expect(result.failures["\(dev)/video0"]?.code == .notAuthorized)
+        let provider = V4L2DeviceProvider(discovery: V4L2Discovery(devDirectory: dev, sysRoot: root.path, opener: opener))
+        #expect(provider.v4l2Backends().isEmpty)
+        #expect(provider.openFailures["\(dev)/video0"]?.message.contains("'video' group") == true)
     }
 
     @Test func hotplugWatchNoticesVideoNodesComingAndGoing() async throws {

@@ -88,6 +88,11 @@ final class V4L2DeviceBackend: DeviceBackend, CameraControlBackend, Configurable
     func configure(_ io: any V4L2DeviceIO, _ configuration: StreamConfiguration) throws(CaptureError) -> (StreamConfiguration, V4L2PixFormat) {
         let wanted = try pixFormat(for: configuration.format)
         let got = try io.setFormat(wanted, bufferType: node.bufferType)
+        guard got.planeCount == 1 else {
+            // Formats whose planes live in separate buffers (NM12, YM12) are not among those listed.
+            throw CaptureError(.unsupportedFormat, "\(descriptor.localizedName) puts \(got.fourCC) in \(got.planeCount) separate buffers, which CaptureKit does not read",
+                               operation: "VIDIOC_S_FMT", deviceID: descriptor.uniqueID, path: node.path)
+        }
         guard let format = formats.first(where: { $0.fourCC == got.fourCC.description && $0.width == got.width && $0.height == got.height }) else {
             throw CaptureError(.unsupportedFormat,
                                "\(descriptor.localizedName) was asked for \(wanted.width)x\(wanted.height) \(wanted.fourCC) and chose \(got.width)x\(got.height) \(got.fourCC), which it does not list",
