@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 @testable import CaptureKit
 
@@ -128,5 +129,48 @@ struct V4L2DiscoveryTests {
     func hostWithoutCamerasFindsNoneAndKeepsTheVirtualDefault() {
         #expect(V4L2DeviceProvider.shared.v4l2Backends().isEmpty)
         #expect(CaptureDevice.default(for: .video)?.deviceType == .virtual)
+    }
+}
+
+extension V4L2DiscoveryTests {
+    /// A camera node appearing in and leaving a watched directory: inotify → rescan → events.
+    @Test func connectionEventsFollowNodesComingAndGoing() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("ck-plug-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        var script = V4L2Fixtures.yuyvScript()
+        script.capability = V4L2Capability(driver: "uvcvideo", card: "Plugged Camera", busInfo: "usb-0000:00:14.0-2", deviceCapabilities: 0x0400_0001)
+        let node = root.appendingPathComponent("video4").path
+        let opener = PathOpener([node: script])
+        let provider = V4L2DeviceProvider(discovery: V4L2Discovery(devDirectory: root.path, sysRoot: root.path, opener: opener))
+        let devices = Mutex<[String: CaptureDevice]>([:])
+        let hub = DeviceConnectionHub(directory: root.path, invalidate: { provider.invalidate() }) {
+            // As DeviceRegistry does: one CaptureDevice per backend.
+            devices.withLock { known in
+                var present: [String: CaptureDevice] = [:]
+                for backend in provider.v4l2Backends() {
+                    let id = backend.descriptor.uniqueID
+                    if let device = known[id], device.backend === backend { present[id] = device } else { present[id] = CaptureDevice(backend: backend) }
+                }
+                known = present
+                return present
+            }
+        }
+        let events = Recorder<String>()
+        let stream = hub.subscribe()
+        let listener = Task {
+            for await event in stream {
+                switch event {
+                case .connected(let device): events.append("connected \(device.localizedName)")
+                case .disconnected(let device): events.append("disconnected \(device.localizedName)")
+                }
+            }
+        }
+        defer { listener.cancel() }
+        #expect(FileManager.default.createFile(atPath: node, contents: Data()))
+        #expect(await events.wait { $0.contains("connected Plugged Camera") })
+        try FileManager.default.removeItem(atPath: node)
+        #expect(await events.wait { $0.contains("disconnected Plugged Camera") })
+        #expect(events.items == ["connected Plugged Camera", "disconnected Plugged Camera"])
     }
 }

@@ -98,6 +98,28 @@ struct V4L2FormatTests {
         #expect(nv12.byteCount == 36)
     }
 
+    @Test func presetsTakeMJPEGWhenRawCannotReachTheSizeAndRate() throws {
+        // A typical webcam: raw 4:2:2 at 10 fps in HD, MJPEG at 30.
+        let result = try formats([
+            Entry(description: V4L2FormatDescription(fourCC: .yuyv, description: "YUYV", isCompressed: false),
+                  sizes: [.discrete(width: 1280, height: 720), .discrete(width: 640, height: 480)],
+                  intervals: [.discrete(V4L2Fixtures.fraction(1, 30))]),
+            Entry(description: V4L2FormatDescription(fourCC: .mjpeg, description: "MJPG", isCompressed: true),
+                  sizes: [.discrete(width: 1280, height: 720), .discrete(width: 640, height: 480)],
+                  intervals: [.discrete(V4L2Fixtures.fraction(1, 30))]),
+        ])
+        // Raw HD only reaches 10 fps on this camera.
+        let formats = result.formats.map { format in
+            format.fourCC == "YUYV" && format.width == 1280
+                ? CaptureDevice.Format(pixelFormat: .yuyv422, width: 1280, height: 720, frameRateRanges: [CaptureDevice.FrameRateRange(fps: 10)],
+                                       encoding: .uncompressed, fourCC: "YUYV")
+                : format
+        }
+        #expect(CaptureSession.bestFormat(for: .hd1280x720, among: formats)?.0.fourCC == "MJPG")
+        #expect(CaptureSession.bestFormat(for: .high, among: formats)?.0.fourCC == "MJPG")
+        #expect(CaptureSession.bestFormat(for: .vga640x480, among: formats)?.0.fourCC == "YUYV", "raw wins where both reach the rate")
+    }
+
     // MARK: Substitution
 
     private func device(_ script: ScriptedV4L2Device.Script) throws -> (CaptureDevice, ScriptedOpener) {
