@@ -47,7 +47,6 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
     }
 
     let path: String
-    private let lock = Mutex(())
     private(set) var script: Script
     private(set) var calls: [String] = []
     private(set) var isClosed = false

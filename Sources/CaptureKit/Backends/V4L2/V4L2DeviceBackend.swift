@@ -17,6 +17,16 @@ final class V4L2DeviceBackend: DeviceBackend, CameraControlBackend, Configurable
     private let opener: any V4L2DeviceOpener
     private let controlCache: Mutex<[CaptureDevice.Control]>
     private let gone = Atomic<Bool>(false)
+    /// The buffers of the latest stream, alive until its last lent frame is released.
+    private let previousRing = Mutex<WeakRing>(WeakRing())
+
+    private struct WeakRing {
+        weak var ring: V4L2BufferRing?
+    }
+
+    /// How long a new configuration waits for frames of a stopped stream to be let go: the
+    /// driver refuses new formats (EBUSY) while the old buffers are still mapped.
+    static let releaseWait: Int64 = 2_000_000_000
 
     var devicePath: String { node.path }
 
@@ -105,7 +115,16 @@ final class V4L2DeviceBackend: DeviceBackend, CameraControlBackend, Configurable
         return (StreamConfiguration(format: format, frameDuration: duration), got)
     }
 
+    /// Waits (briefly) until no frame of an earlier stream of this device is held any more.
+    private func waitForPreviousStream() {
+        let deadline = MonotonicClock.nanoseconds() + Self.releaseWait
+        while previousRing.withLock({ $0.ring != nil }), MonotonicClock.nanoseconds() < deadline {
+            MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + 2_000_000)
+        }
+    }
+
     func apply(_ configuration: StreamConfiguration) throws(CaptureError) -> StreamConfiguration {
+        waitForPreviousStream()
         let io = try opener.open(node.path)
         defer { io.close() }
         return try configure(io, configuration).0
@@ -115,6 +134,7 @@ final class V4L2DeviceBackend: DeviceBackend, CameraControlBackend, Configurable
 
     func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream {
         try checkStartable(configuration.format)
+        waitForPreviousStream()
         let io = try opener.open(node.path)
         let ring: V4L2BufferRing
         let reader: V4L2FrameReader
@@ -138,6 +158,7 @@ final class V4L2DeviceBackend: DeviceBackend, CameraControlBackend, Configurable
             ring.stop()
             throw error
         }
+        previousRing.withLock { $0.ring = ring }
         let opener = self.opener
         return V4L2Stream(ring: ring, reader: reader, sink: sink, nodeExists: { opener.nodeExists($0) }) { [weak self] in self?.markGone() }
     }
