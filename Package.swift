@@ -27,6 +27,8 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         // Data Matrix and PDF417, which ZBar cannot read: zxing-cpp (C++), behind a C interface.
         .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
+        // Cameras: the kernel's V4L2 API (linux/videodev2.h; header only).
+        .systemLibrary(name: "CV4L2", providers: [.apt(["linux-libc-dev"])]),
         // Live preview: an SDL2 window, and a libmicrohttpd web page.
         // No pkgConfig: sdl2.pc adds -D_REENTRANT, which SwiftPM refuses with a warning; the headers
         // are found as <SDL2/SDL.h> under /usr/include.
@@ -34,7 +36,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(
             name: "CaptureKit",
-            dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite", "CZBar", "CZXing", "CSDL2", "CMicroHTTPD"]
+            dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite", "CV4L2", "CZBar", "CZXing", "CSDL2", "CMicroHTTPD"]
         ),
         .executableTarget(name: "capture", dependencies: ["CaptureKit"]),
         .executableTarget(name: "capture-bench", dependencies: ["CaptureKit"]),

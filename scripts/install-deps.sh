@@ -17,6 +17,7 @@ packages=(
   libsdl2-dev libmicrohttpd-dev                     # live preview: SDL2 window, libmicrohttpd web page
   xvfb x11-apps xdotool                             # preview tests: Xvfb display, xwd screenshots, resizes
   chromium chromium-driver python3-selenium curl    # web preview tests: headless browser, raw requests
+  linux-libc-dev                                    # CV4L2 shim: linux/videodev2.h (cameras)
   "$@"
 )
 

@@ -5,6 +5,7 @@ struct DeviceReport: Encodable {
     struct Format: Encodable {
         var mediaType: String
         var pixelFormat: String?
+        var fourCC: String?
         var width: Int?
         var height: Int?
         var frameRates: [Double]?
@@ -37,6 +38,7 @@ struct DeviceReport: Encodable {
         formats = device.formats.map { format in
             Format(mediaType: format.mediaType.rawValue,
                    pixelFormat: format.pixelFormat?.rawValue,
+                   fourCC: format.fourCC,
                    width: format.mediaType == .video ? format.width : nil,
                    height: format.mediaType == .video ? format.height : nil,
                    frameRates: format.mediaType == .video ? format.videoSupportedFrameRateRanges.map(\.maxFrameRate) : nil,

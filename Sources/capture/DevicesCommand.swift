@@ -27,6 +27,8 @@ enum DevicesCommand: Command {
             let media = MediaType.allCases.first(where: device.hasMediaType)?.rawValue ?? "?"
             Console.print("\(mark) \(media)\t\(device.localizedName)\t\(device.uniqueID)\t\(device.deviceType.rawValue)\t\(device.formats.count) formats")
         }
+        // Cameras that exist but could not be opened (permissions) say why instead of vanishing.
+        for error in CaptureDevice.discoveryErrors { Console.error("not usable: \(error)") }
         return .success
     }
 }

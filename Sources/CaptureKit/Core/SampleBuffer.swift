@@ -24,15 +24,23 @@ public final class SampleBuffer: Sendable {
     /// The device's running count of this sample since its stream started (video frame index,
     /// or index of the first audio frame). A jump means the device dropped something.
     public let sequenceNumber: UInt64
+    /// The picture as the device coded it, when it sent compressed frames (MJPEG).
+    let compressedFrame: CompressedFrame?
 
     private let conversions = Mutex<[VideoTarget: SampleBuffer]>([:])
 
     /// Makes a sample buffer.
-    public init(media: Media, presentationTimeStamp: MediaTime, duration: MediaTime, sequenceNumber: UInt64 = 0) {
+    public convenience init(media: Media, presentationTimeStamp: MediaTime, duration: MediaTime, sequenceNumber: UInt64 = 0) {
+        self.init(media: media, presentationTimeStamp: presentationTimeStamp, duration: duration, sequenceNumber: sequenceNumber, compressedFrame: nil)
+    }
+
+    /// A decoded frame that keeps the device's compressed picture.
+    init(media: Media, presentationTimeStamp: MediaTime, duration: MediaTime, sequenceNumber: UInt64, compressedFrame: CompressedFrame?) {
         self.media = media
         self.presentationTimeStamp = presentationTimeStamp
         self.duration = duration
         self.sequenceNumber = sequenceNumber
+        self.compressedFrame = compressedFrame
     }
 
     /// The video frame, or nil for audio (`CMSampleBufferGetImageBuffer`).

@@ -56,12 +56,14 @@ extension CaptureDevice {
     /// ``isTorchModeSupported(_:)``.
     public func setTorchMode(_ mode: TorchMode) throws(CaptureError) {
         try requireControl(isTorchModeSupported(mode), "torch mode \(mode.rawValue)")
+        try applyTorchMode(mode)
     }
 
     /// Sets the focus mode. Requires ``lockForConfiguration()``; `.notSupported` unless
     /// ``isFocusModeSupported(_:)``.
     public func setFocusMode(_ mode: FocusMode) throws(CaptureError) {
         try requireControl(isFocusModeSupported(mode), "focus mode \(mode.rawValue)")
+        try applyFocusMode(mode)
     }
 
     /// Aims focus at `point`. Requires ``lockForConfiguration()``; `.notSupported` unless
@@ -85,6 +87,7 @@ extension CaptureDevice {
         guard factor >= 1, factor <= maxAvailableVideoZoomFactor else {
             throw CaptureError(.invalidArgument, "zoom factor \(factor) is outside 1...\(maxAvailableVideoZoomFactor) for \(localizedName)", deviceID: uniqueID)
         }
+        try applyZoomFactor(factor)
     }
 
     private func requireControl(_ supported: Bool, _ what: String) throws(CaptureError) {

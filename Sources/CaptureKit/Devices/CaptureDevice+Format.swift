@@ -14,15 +14,35 @@ extension CaptureDevice {
         public let videoSupportedFrameRateRanges: [FrameRateRange]
         /// The sample layout, for audio formats.
         public let audioFormat: AudioFormat?
+        /// How the device sends frames: uncompressed in ``pixelFormat``, or as JPEG images that
+        /// CaptureKit decodes to ``pixelFormat``.
+        public let encoding: Encoding
+        /// The V4L2 FourCC the camera sends (`"YUYV"`, `"MJPG"`), nil for devices that are not V4L2.
+        public let fourCC: String?
+
+        /// How a device sends the frames of a format.
+        public enum Encoding: String, Sendable, Hashable {
+            /// Raw pixels.
+            case uncompressed
+            /// Motion JPEG: one JPEG image per frame (`V4L2_PIX_FMT_MJPEG`).
+            case mjpeg
+        }
 
         /// A video format.
         public init(pixelFormat: PixelFormat, width: Int, height: Int, frameRateRanges: [FrameRateRange]) {
+            self.init(pixelFormat: pixelFormat, width: width, height: height, frameRateRanges: frameRateRanges, encoding: .uncompressed, fourCC: nil)
+        }
+
+        /// A video format a device sends as `encoding`, as V4L2 `fourCC`.
+        init(pixelFormat: PixelFormat, width: Int, height: Int, frameRateRanges: [FrameRateRange], encoding: Encoding, fourCC: String?) {
             mediaType = .video
             self.pixelFormat = pixelFormat
             self.width = width
             self.height = height
             videoSupportedFrameRateRanges = frameRateRanges
             audioFormat = nil
+            self.encoding = encoding
+            self.fourCC = fourCC
         }
 
         /// An audio format.
@@ -33,6 +53,8 @@ extension CaptureDevice {
             height = 0
             videoSupportedFrameRateRanges = []
             self.audioFormat = audioFormat
+            encoding = .uncompressed
+            fourCC = nil
         }
 
         /// The shortest frame duration (highest rate) the format supports.
@@ -66,7 +88,8 @@ extension CaptureDevice {
         public var description: String {
             if let audioFormat { return audioFormat.description }
             let rates = videoSupportedFrameRateRanges.map(\.description).joined(separator: ",")
-            return "\(width)x\(height) \(pixelFormat?.rawValue ?? "?") @ \(rates)"
+            let layout = encoding == .mjpeg ? "mjpeg" : pixelFormat?.rawValue ?? "?"
+            return "\(width)x\(height) \(layout) @ \(rates)"
         }
     }
 

@@ -24,6 +24,7 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
         var lockCount = 0
         var owner: ObjectIdentifier?
         var observers: [ObjectIdentifier: @Sendable () -> Void] = [:]
+        var substitution: FormatSubstitution?
     }
 
     private let settings: Mutex<Settings>
@@ -88,10 +89,23 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
         guard formats.contains(format) else {
             throw CaptureError(.unsupportedFormat, "\(localizedName) has no format \(format)", deviceID: uniqueID)
         }
+        try requireConfigurationLock()
+        let (applied, substitution) = try applyToHardware(StreamConfiguration(format: format, frameDuration: Self.defaultFrameDuration(for: format)))
         try changeSettings { settings in
-            settings.activeFormat = format
-            settings.minFrameDuration = Self.defaultFrameDuration(for: format)
+            settings.activeFormat = applied.format
+            settings.minFrameDuration = applied.frameDuration
             settings.maxFrameDuration = settings.minFrameDuration
+            settings.substitution = substitution ?? settings.substitution
+        }
+    }
+
+    /// What the driver last chose instead of the format or frame rate asked for, if it ever did.
+    public var lastFormatSubstitution: FormatSubstitution? { settings.withLock { $0.substitution } }
+
+    private func requireConfigurationLock() throws(CaptureError) {
+        guard isLockedForConfiguration else {
+            throw CaptureError(.deviceNotLockedForConfiguration,
+                               "call lockForConfiguration() on \(localizedName) before changing its settings", deviceID: uniqueID)
         }
     }
 
@@ -112,13 +126,21 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
         guard format.mediaType == .video else {
             throw CaptureError(.unsupportedFormat, "\(localizedName) is not a video device", deviceID: uniqueID)
         }
-        let value = duration.isValid ? duration : Self.defaultFrameDuration(for: format)
+        var value = duration.isValid ? duration : Self.defaultFrameDuration(for: format)
         guard format.supportsFrameDuration(value) else {
             throw CaptureError(.unsupportedFormat,
                                "\(localizedName) cannot run \(format.width)x\(format.height) at \(1 / value.seconds) fps; supported: \(format.videoSupportedFrameRateRanges.map(\.description).joined(separator: ", "))",
                                deviceID: uniqueID)
         }
+        var substitution: FormatSubstitution?
+        if isMinimum {
+            try requireConfigurationLock()
+            let applied: StreamConfiguration
+            (applied, substitution) = try applyToHardware(StreamConfiguration(format: format, frameDuration: value))
+            value = applied.frameDuration
+        }
         try changeSettings { settings in
+            settings.substitution = substitution ?? settings.substitution
             if isMinimum {
                 settings.minFrameDuration = value
                 settings.maxFrameDuration = MediaTime.maximum(settings.maxFrameDuration, value)

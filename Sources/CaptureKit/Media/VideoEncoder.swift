@@ -122,6 +122,27 @@ final class VideoEncoder {
         try drain(write: write)
     }
 
+    /// Whether `frame` can be stored as it is: a JPEG the camera sent, recorded as MJPEG at its
+    /// own size (every JPEG is a key frame; nothing is decoded or encoded).
+    func canPassThrough(_ frame: CompressedFrame?, width: Int, height: Int, codec: MovieOutputSettings.VideoCodec) -> Bool {
+        frame?.codec == .jpeg && codec == .mjpeg && Int(context.pointee.width) == width && Int(context.pointee.height) == height
+    }
+
+    /// Writes the camera's own JPEG as the packet at `pts` (90 kHz) lasting `duration`.
+    func passThrough(_ frame: CompressedFrame, pts: Int64, duration: Int64,
+                     write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
+        av_packet_unref(packet)
+        defer { av_packet_unref(packet) }
+        try FFmpeg.check(av_new_packet(packet, Int32(clamping: frame.byteCount)), "av_new_packet", code: .outOfMemory)
+        memcpy(packet.pointee.data, frame.storage.bytes, frame.byteCount)
+        packet.pointee.pts = pts
+        packet.pointee.dts = pts
+        packet.pointee.duration = duration
+        packet.pointee.flags |= AV_PKT_FLAG_KEY
+        lastDuration = duration
+        try write(packet)
+    }
+
     private func drain(write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
         let duration = lastDuration
         try FFmpeg.drainEncoder(context, into: packet, "video", prepare: { packet in

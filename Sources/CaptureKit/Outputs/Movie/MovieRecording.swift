@@ -229,12 +229,19 @@ final class MovieRecording: @unchecked Sendable {
             try finish(stopError(.maximumDurationReached, "the recording reached its maximum duration of \(limit.seconds) s"))
             return
         }
-        let target = VideoTarget(pixelFormat: encoder.pixelFormat, width: video.width, height: video.height)
-        guard let frame = try sample.converted(to: target).pixelBuffer else { return }
         let pts90k = fileTime.convertScale(VideoEncoder.timeBase.den).value
         let duration90k = duration.convertScale(VideoEncoder.timeBase.den).value
-        try encoder.encode(frame, pts: pts90k, duration: duration90k) { (packet) throws(CaptureError) in
-            try muxer.write(packet, video: true, from: VideoEncoder.timeBase)
+        let write = { (packet: UnsafeMutablePointer<AVPacket>) throws(CaptureError) in
+            try self.muxer.write(packet, video: true, from: VideoEncoder.timeBase)
+        }
+        if let jpeg = sample.compressedFrame, let source = sample.pixelBuffer,
+           encoder.canPassThrough(jpeg, width: source.width, height: source.height, codec: video.settings.videoCodec) {
+            // The camera's JPEG is already what an MJPEG recording stores.
+            try encoder.passThrough(jpeg, pts: pts90k, duration: duration90k, write: write)
+        } else {
+            let target = VideoTarget(pixelFormat: encoder.pixelFormat, width: video.width, height: video.height)
+            guard let frame = try sample.converted(to: target).pixelBuffer else { return }
+            try encoder.encode(frame, pts: pts90k, duration: duration90k, write: write)
         }
         videoEnd = pts + duration
         progress.withLock {

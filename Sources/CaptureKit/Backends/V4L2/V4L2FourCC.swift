@@ -1,0 +1,64 @@
+import Foundation
+
+/// A V4L2 pixel format code: four ASCII characters packed little-endian, as the kernel's
+/// `v4l2_fourcc()` macro builds them (`"YUYV"`, `"MJPG"`).
+struct V4L2FourCC: Sendable, Hashable, CustomStringConvertible {
+    let rawValue: UInt32
+
+    init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// The code of four ASCII characters.
+    init(_ text: StaticString) {
+        var value: UInt32 = 0
+        text.withUTF8Buffer { bytes in
+            for (index, byte) in bytes.prefix(4).enumerated() { value |= UInt32(byte) << (8 * UInt32(index)) }
+        }
+        rawValue = value
+    }
+
+    var description: String {
+        String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: rawValue >> (8 * UInt32($0))) }, as: UTF8.self)
+            .trimmingCharacters(in: .whitespaces)
+    }
+
+    static let yuyv = V4L2FourCC("YUYV")
+    static let uyvy = V4L2FourCC("UYVY")
+    static let nv12 = V4L2FourCC("NV12")
+    static let nv21 = V4L2FourCC("NV21")
+    static let yu12 = V4L2FourCC("YU12")
+    static let rgb24 = V4L2FourCC("RGB3")
+    static let bgr24 = V4L2FourCC("BGR3")
+    static let grey = V4L2FourCC("GREY")
+    static let mjpeg = V4L2FourCC("MJPG")
+    static let jpeg = V4L2FourCC("JPEG")
+
+    /// The layout frames of this code are delivered in: the code's own layout, or RGB for
+    /// MJPEG (decoded); nil for codes CaptureKit does not read.
+    var pixelFormat: PixelFormat? {
+        switch self {
+        case .yuyv: return .yuyv422
+        case .uyvy: return .uyvy422
+        case .nv12: return .nv12
+        case .nv21: return .nv21
+        case .yu12: return .yuv420p
+        case .rgb24: return .rgb24
+        case .bgr24: return .bgr24
+        case .grey: return .gray8
+        case .mjpeg, .jpeg: return .rgb24
+        default: return nil
+        }
+    }
+
+    /// Whether frames of this code are JPEG images.
+    var isJPEG: Bool { self == .mjpeg || self == .jpeg }
+}
+
+extension V4L2FourCC {
+    /// The code spelled by up to four ASCII characters (`"YUYV"`), padded with spaces.
+    init?(string: String) {
+        let bytes = Array(string.utf8)
+        guard (1...4).contains(bytes.count), bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+        let padded = bytes + Array(repeating: UInt8(ascii: " "), count: 4 - bytes.count)
+        rawValue = padded.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+    }
+}

@@ -1,0 +1,83 @@
+import CaptureKit
+
+/// `capture controls DEVICE [--set name=value]…`: a camera's controls, and changing them.
+enum ControlsCommand: Command {
+    static let name = "controls"
+    static let summary = "list or change the controls of a camera"
+    static let usage = """
+        usage: capture controls DEVICE [--set NAME=VALUE]... [--json]
+
+        Lists the controls of DEVICE (a unique ID or name from 'capture devices') with their kind,
+        range or menu, default and current value. Names are spelled as v4l2-ctl spells them
+        (brightness, white_balance_temperature, power_line_frequency).
+
+          --set NAME=VALUE   change a control first (repeatable); VALUE is a number, true/false,
+                             or the name of a menu item ("50 Hz")
+          --json             print the controls as JSON
+        """
+
+    struct Report: Encodable {
+        var key: String
+        var name: String
+        var kind: String
+        var minimum: Int64
+        var maximum: Int64
+        var step: Int64
+        var defaultValue: Int64
+        var value: Int64?
+        var menu: [String: String]?
+        var readOnly: Bool
+        var inactive: Bool
+    }
+
+    static func run(_ words: [String]) throws -> ExitStatus {
+        var rest: [String] = []
+        var settings: [(String, String)] = []
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            guard word == "--set" || word.hasPrefix("--set=") else {
+                rest.append(word)
+                continue
+            }
+            var assignment = String(word.dropFirst("--set".count))
+            if assignment.hasPrefix("=") {
+                assignment.removeFirst()
+            } else {
+                guard index < words.count else { throw UsageError("--set needs NAME=VALUE") }
+                assignment = words[index]
+                index += 1
+            }
+            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+                throw UsageError("--set needs NAME=VALUE, not '\(assignment)'")
+            }
+            settings.append((String(assignment[..<equals]), String(assignment[assignment.index(after: equals)...])))
+        }
+        let arguments = try Arguments(rest, options: [], flags: ["json"])
+        guard arguments.positional.count == 1 else { throw UsageError("give exactly one DEVICE") }
+        let device = try DeviceLookup.find(arguments.positional[0], mediaType: .video)
+        if !settings.isEmpty {
+            try device.lockForConfiguration()
+            defer { device.unlockForConfiguration() }
+            for (name, value) in settings { try device.setControl(named: name, to: value) }
+        }
+        let reports = device.controls.map { control in
+            Report(key: control.key, name: control.name, kind: control.kind.rawValue, minimum: control.minimum, maximum: control.maximum,
+                   step: control.step, defaultValue: control.defaultValue,
+                   value: control.kind == .button || control.kind == .string ? nil : try? device.value(of: control),
+                   menu: control.menuItems.isEmpty ? nil : Dictionary(uniqueKeysWithValues: control.menuItems.map { (String($0.value), $0.name) }),
+                   readOnly: control.isReadOnly, inactive: control.isInactive)
+        }
+        if arguments.has("json") {
+            try Console.printJSON(reports)
+            return .success
+        }
+        Console.print("\(device.localizedName) [\(device.uniqueID)]")
+        if reports.isEmpty { Console.print("  (no controls)") }
+        for (control, report) in zip(device.controls, reports) {
+            Console.print("  \(control)\(report.value.map { " value=\($0)" } ?? "")")
+        }
+        return .success
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+@testable import CaptureKit
+
+/// `capture controls` as a user runs it: a device without controls says so, and changing a
+/// control it does not have fails with the reason.
+@Suite("V4L2Command")
+struct V4L2CommandTests {
+    private func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let executable = try #require(MovieFiles.captureExecutable, "the capture executable is built beside the tests (swift build --build-tests)")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func controlsOfADeviceWithoutControls() throws {
+        let listed = try run(["controls", "virtual-camera"])
+        #expect(listed.status == 0)
+        #expect(listed.output.contains("(no controls)"))
+        let set = try run(["controls", "virtual-camera", "--set", "brightness=1"])
+        #expect(set.status != 0)
+        #expect(set.output.contains("has no control 'brightness'"), "\(set.output)")
+        let malformed = try run(["controls", "virtual-camera", "--set", "brightness"])
+        #expect(malformed.status == 64)
+        #expect(malformed.output.contains("NAME=VALUE"))
+    }
+}

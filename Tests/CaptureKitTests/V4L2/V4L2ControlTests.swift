@@ -1,0 +1,134 @@
+import Testing
+@testable import CaptureKit
+
+/// Controls from a scripted node: the raw list with menus and ranges, set-by-name, and the
+/// typed API (image adjustments, exposure, zoom, torch, power line, flips) writing the V4L2
+/// controls a webcam has, only inside lockForConfiguration.
+@Suite("V4L2Controls")
+struct V4L2ControlTests {
+    // Kernel ABI control IDs (linux/v4l2-controls.h).
+    static let brightness: UInt32 = 0x0098_0900
+    static let hflip: UInt32 = 0x0098_0914
+    static let powerLine: UInt32 = 0x0098_0918
+    static let exposureAuto: UInt32 = 0x009A_0901
+    static let exposureAbsolute: UInt32 = 0x009A_0902
+    static let focusAuto: UInt32 = 0x009A_090C
+    static let zoomAbsolute: UInt32 = 0x009A_090D
+    static let flashLEDMode: UInt32 = 0x009C_0901
+    static let vendorSpecific: UInt32 = 0x0098_1001
+
+    private func camera() throws -> (CaptureDevice, ScriptedOpener) {
+        var script = V4L2Fixtures.yuyvScript()
+        func control(_ id: UInt32, _ name: String, type: UInt32, _ min: Int64, _ max: Int64, step: UInt64 = 1, _ def: Int64, flags: UInt32 = 0) -> V4L2ControlInfo {
+            V4L2ControlInfo(id: id, name: name, type: type, minimum: min, maximum: max, step: step, defaultValue: def, flags: flags)
+        }
+        script.controls = [
+            control(Self.brightness, "Brightness", type: 1, 0, 255, 128),
+            control(Self.hflip, "Horizontal Flip", type: 2, 0, 1, 0),
+            control(Self.powerLine, "Power Line Frequency", type: 3, 0, 2, 1),
+            control(Self.exposureAuto, "Auto Exposure", type: 3, 0, 3, 3),
+            control(Self.exposureAbsolute, "Exposure Time, Absolute", type: 1, 3, 2047, 250, flags: 0x10),
+            control(Self.focusAuto, "Focus, Automatic Continuous", type: 2, 0, 1, 1),
+            control(Self.zoomAbsolute, "Zoom, Absolute", type: 1, 100, 500, 100),
+            control(Self.flashLEDMode, "LED Mode", type: 3, 0, 2, 0),
+            control(Self.vendorSpecific, "Backlight Thing", type: 1, 0, 10, step: 2, 4),
+            control(0x0098_0001, "User Controls", type: 6, 0, 0, 0),
+        ]
+        script.menus = [
+            Self.powerLine: [0: "Disabled", 1: "50 Hz", 2: "60 Hz"],
+            Self.exposureAuto: [1: "Manual Mode", 3: "Aperture Priority Mode"],
+            Self.flashLEDMode: [0: "Off", 1: "Flash", 2: "Torch"],
+        ]
+        // One shared node so values written are read back.
+        let node = ScriptedV4L2Device(script: script)
+        let opener = ScriptedOpener { node }
+        let backend = try V4L2DeviceBackend(node: V4L2Node(path: node.path, capability: script.capability, bufferType: .capture,
+                                                           sysfs: V4L2SysfsInfo(), byIDName: nil), opener: opener)
+        return (CaptureDevice(backend: backend), opener)
+    }
+
+    private func written(_ opener: ScriptedOpener, _ id: UInt32) -> Int64? { opener.opened.last?.script.controlValues[id] }
+
+    @Test func rawControlsCarryKindsRangesAndMenus() throws {
+        let (camera, _) = try camera()
+        #expect(camera.controls.map(\.key) == ["brightness", "horizontal_flip", "power_line_frequency", "backlight_thing",
+                                               "auto_exposure", "exposure_time_absolute", "focus_automatic_continuous", "zoom_absolute", "led_mode"])
+        let power = try #require(camera.control(named: "Power Line Frequency"))
+        #expect(power.kind == .menu)
+        #expect(power.menuItems.map(\.name) == ["Disabled", "50 Hz", "60 Hz"])
+        let exposure = try #require(camera.control(named: "auto_exposure"))
+        #expect(exposure.menuItems.map(\.value) == [1, 3], "holes in a menu are skipped")
+        #expect(camera.control(named: "exposure_time_absolute")?.isInactive == true)
+        #expect(camera.control(named: "user_controls") == nil, "control classes are not controls")
+    }
+
+    @Test func changesNeedTheLockAndValidValues() throws {
+        let (camera, opener) = try camera()
+        #expect(throws: CaptureError.self) { try camera.setControl(named: "brightness", to: "200") }
+        #expect(written(opener, Self.brightness) == nil)
+        try camera.lockForConfiguration()
+        defer { camera.unlockForConfiguration() }
+        try camera.setControl(named: "brightness", to: "200")
+        #expect(written(opener, Self.brightness) == 200)
+        #expect(try camera.controlValue(named: "brightness") == 200)
+        try camera.setControl(named: "power_line_frequency", to: "60 hz")
+        #expect(written(opener, Self.powerLine) == 2)
+        try camera.setControl(named: "horizontal_flip", to: "true")
+        #expect(written(opener, Self.hflip) == 1)
+        #expect { try camera.setControl(named: "brightness", to: "300") } throws: { ($0 as! CaptureError).code == .invalidArgument }
+        #expect { try camera.setControl(named: "backlight_thing", to: "3") } throws: { ($0 as! CaptureError).code == .invalidArgument }
+        #expect { try camera.setControl(named: "no_such_thing", to: "1") } throws: { error in
+            let error = error as! CaptureError
+            return error.code == .notSupported && error.message.contains("brightness")
+        }
+    }
+
+    @Test func typedSettingsWriteTheWebcamControls() throws {
+        let (camera, opener) = try camera()
+        #expect(camera.isImageAdjustmentSupported(.brightness))
+        #expect(!camera.isImageAdjustmentSupported(.contrast))
+        #expect(camera.imageAdjustmentRange(.brightness) == 0...255)
+        #expect(camera.isExposureModeSupported(.continuousAutoExposure))
+        #expect(camera.isExposureModeSupported(.custom))
+        #expect(!camera.isExposureModeSupported(.autoExpose))
+        #expect(camera.isFocusModeSupported(.continuousAutoFocus))
+        #expect(camera.hasTorch)
+        #expect(camera.maxAvailableVideoZoomFactor == 5)
+        #expect(camera.isPowerLineFrequencySupported(.hz50))
+        #expect(!camera.isPowerLineFrequencySupported(.auto))
+        #expect(camera.isHorizontalFlipSupported)
+        #expect(!camera.isVerticalFlipSupported)
+        #expect(camera.minExposureDuration == MediaTime(value: 3, timescale: 10_000))
+
+        #expect(throws: CaptureError.self) { try camera.setTorchMode(.on) }
+        try camera.lockForConfiguration()
+        defer { camera.unlockForConfiguration() }
+        try camera.setImageAdjustment(.brightness, to: 10)
+        #expect(try camera.imageAdjustment(.brightness) == 10)
+        try camera.setExposureMode(.continuousAutoExposure)
+        #expect(written(opener, Self.exposureAuto) == 3, "aperture priority is this camera's automatic mode")
+        try camera.setExposureModeCustom(duration: MediaTime(value: 1, timescale: 100))
+        #expect(written(opener, Self.exposureAuto) == 1)
+        #expect(written(opener, Self.exposureAbsolute) == 100, "1/100 s is 100 units of 100 µs")
+        try camera.setVideoZoomFactor(2)
+        #expect(written(opener, Self.zoomAbsolute) == 200)
+        #expect(try camera.videoZoomFactor() == 2)
+        try camera.setTorchMode(.on)
+        #expect(written(opener, Self.flashLEDMode) == 2)
+        try camera.setFocusMode(.locked)
+        #expect(written(opener, Self.focusAuto) == 0)
+        try camera.setPowerLineFrequency(.hz50)
+        #expect(written(opener, Self.powerLine) == 1)
+        #expect { try camera.setPowerLineFrequency(.auto) } throws: { ($0 as! CaptureError).code == .notSupported }
+        #expect { try camera.setImageAdjustment(.contrast, to: 1) } throws: { ($0 as! CaptureError).code == .notSupported }
+        #expect { try camera.setVerticalFlip(true) } throws: { ($0 as! CaptureError).code == .notSupported }
+        #expect { try camera.setVideoZoomFactor(6) } throws: { ($0 as! CaptureError).code == .invalidArgument }
+    }
+
+    @Test func devicesWithoutControlsSaySo() throws {
+        let virtual = try #require(CaptureDevice.allDevices.first { $0.deviceType == .virtual && $0.hasMediaType(.video) })
+        #expect(virtual.controls.isEmpty)
+        #expect(!virtual.isImageAdjustmentSupported(.brightness))
+        #expect { try virtual.controlValue(named: "brightness") } throws: { ($0 as! CaptureError).code == .notSupported }
+    }
+}
