@@ -12,6 +12,10 @@ packages=(
   libturbojpeg0-dev libexif-dev libheif-dev         # photos: JPEG from YUV planes, EXIF, HEIF (x265)
   libimage-exiftool-perl libheif-examples           # tests: exiftool reads EXIF, heif-convert decodes HEIF
   libsqlite3-dev                                    # media library index (SQLite, WAL)
+  libpulse-dev                                      # sound-server backend (CPulse shim: libpulse)
+  pulseaudio pulseaudio-utils                       # tests: private PulseAudio daemon, pactl, parecord
+  pipewire pipewire-bin pipewire-pulse wireplumber  # tests: private PipeWire stack (pw-cat tonemic, pulse server)
+  sox                                               # tests: endless tones feeding the sound servers' sources
   "$@"
 )
 

@@ -3,7 +3,7 @@ import Synchronization
 /// Discovery across all providers. Keeps one `CaptureDevice` per unique ID so settings made on
 /// a device (its active format) are seen by everyone who discovers it again.
 final class DeviceRegistry: Sendable {
-    static let shared = DeviceRegistry(providers: [VirtualDeviceProvider.shared, FileDeviceProvider.shared])
+    static let shared = DeviceRegistry(providers: [VirtualDeviceProvider.shared, FileDeviceProvider.shared, PulseDeviceProvider.shared])
 
     private let providers: [any DeviceProvider]
     private let known = Mutex<[String: CaptureDevice]>([:])
@@ -25,5 +25,17 @@ final class DeviceRegistry: Sendable {
             }
         }
         return devices.filter { !$0.isVirtual } + devices.filter(\.isVirtual)
+    }
+
+    /// The device of `backend` without asking the providers (safe on a backend's own thread):
+    /// the one discovery made, or a new one remembered from now on.
+    func device(for backend: any DeviceBackend) -> CaptureDevice {
+        known.withLock { known in
+            let id = backend.descriptor.uniqueID
+            if let device = known[id], device.backend === backend { return device }
+            let device = CaptureDevice(backend: backend)
+            known[id] = device
+            return device
+        }
     }
 }
