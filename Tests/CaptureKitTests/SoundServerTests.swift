@@ -148,7 +148,9 @@ extension RealTimeCaptureTests {
                 let ages = buffers.dropFirst(10).map { Double($0.arrival - (($0.sample.presentationTimeStamp + $0.sample.duration).nanoseconds ?? 0)) / 1e6 }
                 let sorted = ages.sorted()
                 let median = sorted[sorted.count / 2]
-                #expect(sorted.first! > -5, "a buffer arrived \(-sorted.first!) ms before it was captured")
+                // Never delivered before its capture time, up to the estimate's error (the 2 ms
+                // drift tolerance plus the server's latency report jitter).
+                #expect(sorted.first! > -10, "a buffer arrived \(-sorted.first!) ms before it was captured")
                 #expect(median < 150, "median capture-to-delivery latency \(median) ms")
             }
         }
@@ -272,13 +274,13 @@ extension RealTimeCaptureTests {
                 #expect(abs(videoEnd - audioEnd) <= frame, "ends: video \(videoEnd), audio \(audioEnd)")
                 #expect(abs(videoEnd - 60) <= 2 * frame)
 
-                // No drift: over the minute, the buffers' timestamps advance exactly as their
-                // samples do (no gap, no correction), so the movie's audio is what was captured.
+                // No drift: over the minute, the buffers' timestamps advance as their samples do
+                // (no gap; at most a few 2 ms corrections), so the movie's audio is what was captured.
                 let buffers = recorder.samples.items
                 let first = try #require(buffers.first), last = try #require(buffers.last)
                 let samples = buffers.dropLast().reduce(Int64(0)) { $0 + Int64($1.sample.audioBuffer?.frameCount ?? 0) }
                 let span = (last.sample.presentationTimeStamp - first.sample.presentationTimeStamp).seconds
-                #expect(abs(span - Double(samples) / 48_000) < 0.002, "timestamps span \(span) s for \(Double(samples) / 48_000) s of samples")
+                #expect(abs(span - Double(samples) / 48_000) < 0.010, "timestamps span \(span) s for \(Double(samples) / 48_000) s of samples")
                 // …and they stay on the monotonic clock: the last buffer's age at delivery is
                 // what the first one's was, within a few milliseconds.
                 let age = { (received: ReceivedSample) in Double(received.arrival - (received.sample.presentationTimeStamp.nanoseconds ?? 0)) / 1e6 }

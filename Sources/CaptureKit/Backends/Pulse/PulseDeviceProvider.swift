@@ -69,12 +69,16 @@ final class PulseDeviceProvider: DeviceProvider {
     /// The connection, made now when there is none or the last one died.
     private func currentConnection() -> PulseConnection? {
         if let connection = state.withLock({ $0.connection }), connection.isAlive { return connection }
+        // No socket, no server: libpulse is not even loaded up (its context allocates a shared
+        // memory pool, which costs time and complains on stderr under a file-size limit).
+        guard PulseServerAddress.mayBeReachable() else { return nil }
         let connection: PulseConnection
         do { connection = try PulseConnection.connect() } catch { return nil }
         let id = ObjectIdentifier(connection)
         connection.observe { [weak self] change in self?.handle(change, from: id) }
         let previous = state.withLock { state -> PulseConnection? in
-            defer { state.connection = connection }
+            // Another server (or the same one restarted): its sources are new devices.
+            defer { state = State(connection: connection) }
             return state.connection
         }
         // Released here, off its loop thread (closing a connection joins that thread).
