@@ -184,6 +184,32 @@ extension RealTimeCaptureTests {
             }
         }
 
+        /// A source unloaded under a running session interrupts it; loaded again under the same
+        /// name, capture resumes and the interruption ends.
+        @Test(arguments: kinds)
+        func aReturningSourceEndsTheInterruption(_ kind: AudioDaemon.Kind) async throws {
+            guard try AudioDaemons.requireTools() else { return }
+            try await AudioDaemons.with(kind) { daemon in
+                let arguments = ["source_name=backmic", "file=\(daemon.directory)/back.fifo", "format=s16le", "rate=48000", "channels=1"]
+                let load = { try daemon.loadModule("module-pipe-source", arguments[0], arguments[1], arguments[2], arguments[3], arguments[4]) }
+                let module = try load()
+                try daemon.waitForSource("backmic", present: true)
+                let microphone = try CaptureDevice.soundServerSource(named: "backmic")
+                let (session, _) = try Self.audioSession(microphone)
+                let events = EventRecorder(session)
+                try await session.start()
+                defer { try? session.stopRunning() }
+                try daemon.unloadModule(module)
+                #expect(await events.wait(for: .wasInterrupted(.audioDeviceNotAvailable(deviceID: "pulse:backmic"))), "\(events.events.items)")
+                #expect(session.isInterrupted)
+                let again = try load()
+                #expect(await events.wait(for: .interruptionEnded), "\(events.events.items)")
+                #expect(session.isRunning && !session.isInterrupted)
+                try session.stopRunning()
+                try daemon.unloadModule(again)
+            }
+        }
+
         /// The server dies mid-recording: the session is interrupted with the microphone as the
         /// reason, and the movie is finished and playable.
         @Test(arguments: kinds)

@@ -84,6 +84,14 @@ struct AudioTimeline: Sendable {
         nextStart = nextStart.map { $0 + Int64(frames) }
     }
 
+    /// Starts a new run after the stream was away: the next buffer is placed at its measured
+    /// time with no gap reported (the absence was reported as a disconnection), and sequence
+    /// numbers go on.
+    mutating func restart() {
+        nextStart = nil
+        filteredError = 0
+    }
+
     /// The time of sample `start` as a media time in the sample rate's timescale.
     func time(ofSample start: Int64) -> MediaTime {
         MediaTime(value: start, timescale: Int32(sampleRate))

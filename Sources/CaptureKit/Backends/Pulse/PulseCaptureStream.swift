@@ -23,7 +23,8 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
     private var stream: OpaquePointer?
     private var timeline: AudioTimeline
     private var phase = Phase.connecting
-    private enum Phase { case connecting, running, ended, stopped }
+    private enum Phase { case connecting, running, ended, reconnecting, stopped }
+    private let provider: PulseDeviceProvider?
 
     /// How long the server may take to accept the stream.
     static let openTimeout: Duration = .seconds(5)
@@ -33,8 +34,12 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
     /// Opens a record stream on `sourceName`. Throws `.deviceNotFound` when the server has no
     /// such source — checked first, because PipeWire's pulse server would otherwise record
     /// silence from a source that does not exist.
-    init(connection: PulseConnection, sourceName: String, deviceID: String, format: AudioFormat, sink: StreamSink) throws(CaptureError) {
+    /// With a `provider`, a stream whose source went away starts again when the server lists the
+    /// source again (a headset plugged back in) and reports `.reconnected`.
+    init(connection: PulseConnection, sourceName: String, deviceID: String, format: AudioFormat, sink: StreamSink,
+         provider: PulseDeviceProvider? = nil) throws(CaptureError) {
         self.connection = connection
+        self.provider = provider
         self.sourceName = sourceName
         self.deviceID = deviceID
         self.format = format
@@ -46,6 +51,7 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
             throw CaptureError(.deviceNotFound, "the sound server has no source named \(sourceName)", deviceID: deviceID)
         }
         try open()
+        provider?.watch(sourceName, for: self) { [weak self] in self?.sourceReturned() }
     }
 
     deinit {
@@ -53,36 +59,7 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
     }
 
     private func open() throws(CaptureError) {
-        let failure: CaptureError? = connection.locked { () -> CaptureError? in
-            var spec = pa_sample_spec(format: PulseSourceInfo.pulseFormat(format.sampleFormat), rate: UInt32(format.sampleRate),
-                                      channels: UInt8(format.channelCount))
-            guard pa_sample_spec_valid(&spec) != 0 else {
-                return CaptureError(.unsupportedFormat, "the sound server cannot record \(format)", deviceID: deviceID)
-            }
-            guard let stream = pa_stream_new(connection.context, "CaptureKit capture", &spec, nil) else {
-                return serverError("pa_stream_new")
-            }
-            self.stream = stream
-            let me = Unmanaged.passUnretained(self).toOpaque()
-            pa_stream_set_state_callback(stream, { _, userdata in
-                guard let userdata else { return }
-                Unmanaged<PulseCaptureStream>.fromOpaque(userdata).takeUnretainedValue().stateChanged()
-            }, me)
-            pa_stream_set_read_callback(stream, { _, _, userdata in
-                guard let userdata else { return }
-                Unmanaged<PulseCaptureStream>.fromOpaque(userdata).takeUnretainedValue().readable()
-            }, me)
-            // Only the fragment size matters for recording; the rest stay at the server's
-            // defaults ((uint32_t)-1). ADJUST_LATENCY makes the source run at that latency.
-            let fragment = UInt32(format.sampleRate * Self.fragmentMilliseconds / 1000 * format.bytesPerFrame)
-            var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max, minreq: UInt32.max, fragsize: fragment)
-            let flags = pa_stream_flags_t(rawValue: PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_INTERPOLATE_TIMING.rawValue
-                                          | PA_STREAM_AUTO_TIMING_UPDATE.rawValue | PA_STREAM_DONT_MOVE.rawValue)
-            guard pa_stream_connect_record(stream, sourceName, &attributes, flags) >= 0 else {
-                return serverError("pa_stream_connect_record")
-            }
-            return nil
-        }
+        let failure: CaptureError? = connection.locked { connectStream() }
         if let failure {
             stop()
             throw failure
@@ -103,6 +80,39 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
         }
     }
 
+    /// Makes the `pa_stream` and asks the server to connect it; READY or FAILED follow in
+    /// ``stateChanged()``. Call under the lock.
+    private func connectStream() -> CaptureError? {
+        var spec = pa_sample_spec(format: PulseSourceInfo.pulseFormat(format.sampleFormat), rate: UInt32(format.sampleRate),
+                                  channels: UInt8(format.channelCount))
+        guard pa_sample_spec_valid(&spec) != 0 else {
+            return CaptureError(.unsupportedFormat, "the sound server cannot record \(format)", deviceID: deviceID)
+        }
+        guard let stream = pa_stream_new(connection.context, "CaptureKit capture", &spec, nil) else {
+            return serverError("pa_stream_new")
+        }
+        self.stream = stream
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        pa_stream_set_state_callback(stream, { _, userdata in
+            guard let userdata else { return }
+            Unmanaged<PulseCaptureStream>.fromOpaque(userdata).takeUnretainedValue().stateChanged()
+        }, me)
+        pa_stream_set_read_callback(stream, { _, _, userdata in
+            guard let userdata else { return }
+            Unmanaged<PulseCaptureStream>.fromOpaque(userdata).takeUnretainedValue().readable()
+        }, me)
+        // Only the fragment size matters for recording; the rest stay at the server's
+        // defaults ((uint32_t)-1). ADJUST_LATENCY makes the source run at that latency.
+        let fragment = UInt32(format.sampleRate * Self.fragmentMilliseconds / 1000 * format.bytesPerFrame)
+        var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max, minreq: UInt32.max, fragsize: fragment)
+        let flags = pa_stream_flags_t(rawValue: PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_INTERPOLATE_TIMING.rawValue
+                                      | PA_STREAM_AUTO_TIMING_UPDATE.rawValue | PA_STREAM_DONT_MOVE.rawValue)
+        guard pa_stream_connect_record(stream, sourceName, &attributes, flags) >= 0 else {
+            return serverError("pa_stream_connect_record")
+        }
+        return nil
+    }
+
     /// An error naming what libpulse last reported. Call under the lock.
     private func serverError(_ operation: String) -> CaptureError {
         let code = pa_context_errno(connection.context)
@@ -113,17 +123,31 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
     }
 
     func stop() {
+        provider?.unwatch(self)
         connection.locked {
-            guard let stream else { return }
             phase = .stopped
-            pa_stream_set_state_callback(stream, nil, nil)
-            pa_stream_set_read_callback(stream, nil, nil)
-            if pa_stream_get_state(stream) == PA_STREAM_READY || pa_stream_get_state(stream) == PA_STREAM_CREATING {
-                pa_stream_disconnect(stream)
-            }
-            pa_stream_unref(stream)
-            self.stream = nil
+            releaseStream()
         }
+    }
+
+    /// Detaches from the current `pa_stream` and lets it go. Call under the lock.
+    private func releaseStream() {
+        guard let stream else { return }
+        pa_stream_set_state_callback(stream, nil, nil)
+        pa_stream_set_read_callback(stream, nil, nil)
+        if pa_stream_get_state(stream) == PA_STREAM_READY || pa_stream_get_state(stream) == PA_STREAM_CREATING {
+            pa_stream_disconnect(stream)
+        }
+        pa_stream_unref(stream)
+        self.stream = nil
+    }
+
+    /// The server lists the source again (loop thread): record from it again.
+    private func sourceReturned() {
+        guard phase == .ended, connection.isAlive else { return }
+        releaseStream()
+        phase = .reconnecting
+        if connectStream() != nil { phase = .ended }
     }
 
     // MARK: Loop thread
@@ -132,9 +156,14 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
         guard let stream else { return }
         switch pa_stream_get_state(stream) {
         case PA_STREAM_READY:
-            guard phase == .connecting else { return }
-            phase = .running
-            opened.signal()
+            if phase == .connecting {
+                phase = .running
+                opened.signal()
+            } else if phase == .reconnecting {
+                phase = .running
+                timeline.restart()
+                sink.event(.reconnected)
+            }
         case PA_STREAM_FAILED, PA_STREAM_TERMINATED:
             let was = phase
             phase = .ended

@@ -20,6 +20,9 @@ final class PulseDeviceProvider: DeviceProvider {
         var order: [String] = []
     }
 
+    /// Streams waiting for their source to come back, by stream.
+    private let watchers = Mutex<[ObjectIdentifier: (source: String, returned: @Sendable () -> Void)]>([:])
+
     private let state = Mutex(State())
 
     func backends() -> [any DeviceBackend] {
@@ -96,6 +99,16 @@ final class PulseDeviceProvider: DeviceProvider {
         for backend in lost { DeviceConnectionHub.shared.post(.disconnected, backend) }
     }
 
+    /// Calls `returned` (on the loop thread) whenever the server lists `source` anew, until
+    /// ``unwatch(_:)``.
+    func watch(_ source: String, for owner: AnyObject, returned: @escaping @Sendable () -> Void) {
+        watchers.withLock { $0[ObjectIdentifier(owner)] = (source, returned) }
+    }
+
+    func unwatch(_ owner: AnyObject) {
+        _ = watchers.withLock { $0.removeValue(forKey: ObjectIdentifier(owner)) }
+    }
+
     /// A change the server reported (on the connection's loop thread).
     private func handle(_ change: PulseConnection.Change, from connection: ObjectIdentifier) {
         var connected: [PulseSourceBackend] = []
@@ -120,7 +133,11 @@ final class PulseDeviceProvider: DeviceProvider {
                 break
             }
         }
-        for backend in connected { DeviceConnectionHub.shared.post(.connected, backend) }
+        for backend in connected {
+            DeviceConnectionHub.shared.post(.connected, backend)
+            let waiting = watchers.withLock { $0.values.filter { $0.source == backend.sourceName }.map(\.returned) }
+            for returned in waiting { returned() }
+        }
         for backend in disconnected { DeviceConnectionHub.shared.post(.disconnected, backend) }
     }
 }

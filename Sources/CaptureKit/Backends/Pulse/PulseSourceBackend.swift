@@ -44,6 +44,6 @@ final class PulseSourceBackend: DeviceBackend {
         }
         let connection = try provider.liveConnection(for: descriptor.uniqueID)
         return try PulseCaptureStream(connection: connection, sourceName: sourceName, deviceID: descriptor.uniqueID,
-                                      format: format, sink: sink)
+                                      format: format, sink: sink, provider: provider)
     }
 }
