@@ -55,7 +55,7 @@ struct AudioTimelineTests {
     }
 
     /// A sound card whose clock runs 200 ppm fast against the CPU's: the timeline follows within
-    /// the 2 ms tolerance, in a few small steps rather than at every buffer.
+    /// the 5 ms tolerance, in a few small steps rather than at every buffer.
     @Test func driftIsFollowedInSmallSteps() {
         var timeline = AudioTimeline(sampleRate: Self.rate)
         var steps = 0
@@ -70,8 +70,8 @@ struct AudioTimelineTests {
             previousEnd = placement.start + Int64(Self.frames)
             worst = max(worst, abs(placement.start - AudioTimeline.samples(fromNanoseconds: measured, rate: Self.rate)))
         }
-        // 12 ms of drift over the minute, followed in steps of about 2 ms.
-        #expect(steps >= 4 && steps <= 12, "\(steps) corrections")
-        #expect(worst <= 4 * 48, "stays within 4 ms of the measured time (worst \(worst) samples)")
+        // 12 ms of drift over the minute, followed in steps of about 5 ms.
+        #expect(steps >= 1 && steps <= 4, "\(steps) corrections")
+        #expect(worst <= 8 * 48, "stays within 8 ms of the measured time (worst \(worst) samples)")
     }
 }

@@ -140,7 +140,7 @@ final class AudioDaemon: @unchecked Sendable {
     /// Stops a tone source made by ``addToneSource(name:frequency:priority:)``.
     func removeToneSource(name: String) {
         let processes = children.withLock { $0.tones.removeValue(forKey: name) } ?? []
-        for process in processes.reversed() { process.end(signal: SIGTERM) }
+        for process in processes.reversed() { process.end(signal: SIGKILL) }
     }
 
     /// Kills the server at once (SIGKILL): pulseaudio, or pipewire-pulse and pipewire — the
@@ -159,7 +159,9 @@ final class AudioDaemon: @unchecked Sendable {
             defer { children = Children() }
             return (children.tones.values.flatMap { $0 }, children.processes.reversed().map(\.process))
         }
-        for process in tones + processes { process.end(signal: SIGTERM) }
+        // Tone generators hold no state worth a clean exit (sox finishes its write first).
+        for process in tones { process.end(signal: SIGKILL) }
+        for process in processes { process.end(signal: SIGTERM) }
         try? FileManager.default.removeItem(atPath: directory)
     }
 

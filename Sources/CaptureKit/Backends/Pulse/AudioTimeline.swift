@@ -4,7 +4,7 @@
 /// therefore when a buffer's first sample was captured. That measurement jitters with thread
 /// wake-ups, while the samples themselves are evenly spaced, so buffers are stamped from a
 /// sample-exact running position (consecutive buffers join with no gap and no overlap) that
-/// follows the measurement: a lasting difference of more than 2 ms (clock drift between sound
+/// follows the measurement: a lasting difference of more than 5 ms (clock drift between sound
 /// card and CPU) is corrected in one small step, and a jump larger than ``discontinuityThreshold`` is a
 /// discontinuity — lost audio (a gap, reported) or a restart — after which the position is taken
 /// from the measurement again. Recordings fill a gap with silence, so audio keeps its place
@@ -19,15 +19,16 @@ struct AudioTimeline: Sendable {
     private(set) var nextStart: Int64?
     /// Samples placed so far, gaps included: the sequence number of the next buffer.
     private(set) var position: Int64 = 0
-    /// The difference between measured and placed times, averaged over ~32 buffers.
+    /// The difference between measured and placed times, averaged over ~64 buffers.
     private var filteredError: Double = 0
-    /// How far the average may stray before the position follows it (2 ms).
+    /// How far the average may stray before the position follows it (5 ms: far below a video
+    /// frame, far above the server's timing noise, so buffers rarely need a step).
     let driftTolerance: Int64
 
     init(sampleRate: Int) {
         self.sampleRate = sampleRate
         discontinuityThreshold = Int64(sampleRate) / 25
-        driftTolerance = Int64(sampleRate) / 500
+        driftTolerance = Int64(sampleRate) / 200
     }
 
     /// Where a buffer lands.
@@ -59,7 +60,7 @@ struct AudioTimeline: Sendable {
                 // Jitter averages out in the filtered error; only a lasting offset beyond the
                 // tolerance (a sound-card clock drifting against the CPU's) moves the position,
                 // in one small step, so buffers otherwise join exactly.
-                filteredError += (Double(error) - filteredError) / 32
+                filteredError += (Double(error) - filteredError) / 64
                 if abs(filteredError) > Double(driftTolerance) {
                     let step = Int64(filteredError.rounded())
                     filteredError -= Double(step)
