@@ -330,14 +330,16 @@ extension RealTimeCaptureTests {
                 #expect(abs(videoEnd - audioEnd) <= frame, "ends: video \(videoEnd), audio \(audioEnd)")
                 #expect(abs(videoEnd - 60) <= 2 * frame)
 
-                // No drift: over the minute, the buffers' timestamps advance as their samples do:
-                // they join exactly but for a few re-alignments to the server's timing (5 ms drift
-                // steps; on a loaded machine, rarely, a larger jump after a stall).
+                // Buffers join exactly but for re-alignments to the server's timing: 5 ms steps
+                // when the source's clock drifts against the monotonic clock (a pw-cat source
+                // under load ran ~700 ppm slow here), rarely a larger one after a stall. Never a
+                // step at every buffer (that would be unsmoothed jitter).
                 let buffers = recorder.samples.items
                 let steps = zip(buffers, buffers.dropFirst()).map { previous, next in
                     (next.sample.presentationTimeStamp - (previous.sample.presentationTimeStamp + previous.sample.duration)).seconds
                 }.filter { $0 != 0 }
-                #expect(steps.count <= 5, "\(steps.count) re-alignments in a minute: \(steps)")
+                #expect(steps.count <= 30, "\(steps.count) re-alignments in a minute: \(steps)")
+                #expect(steps.filter { abs($0) > 0.006 }.count <= 2, "re-alignments are small: \(steps)")
                 // …and they stay on the monotonic clock: the last buffer's age at delivery is
                 // what the first one's was, within a few milliseconds.
                 let age = { (received: ReceivedSample) in Double(received.arrival - (received.sample.presentationTimeStamp.nanoseconds ?? 0)) / 1e6 }
