@@ -12,6 +12,8 @@ packages=(
   libturbojpeg0-dev libexif-dev libheif-dev         # photos: JPEG from YUV planes, EXIF, HEIF (x265)
   libimage-exiftool-perl libheif-examples           # tests: exiftool reads EXIF, heif-convert decodes HEIF
   libsqlite3-dev                                    # media library index (SQLite, WAL)
+  libasound2-dev alsa-utils                         # ALSA backend (CALSA shim); arecord to check PCMs by hand
+  libasound2-plugins sox                            # tests: ALSA 'pulse' plugin, tone files for the 'file' plugin
   libpulse-dev                                      # sound-server backend (CPulse shim: libpulse)
   pulseaudio pulseaudio-utils                       # tests: private PulseAudio daemon, pactl, parecord
   pipewire pipewire-bin pipewire-pulse wireplumber  # tests: private PipeWire stack (pw-cat tonemic, pulse server)

@@ -3,7 +3,7 @@ import Synchronization
 /// Discovery across all providers. Keeps one `CaptureDevice` per unique ID so settings made on
 /// a device (its active format) are seen by everyone who discovers it again.
 final class DeviceRegistry: Sendable {
-    static let shared = DeviceRegistry(providers: [VirtualDeviceProvider.shared, FileDeviceProvider.shared, PulseDeviceProvider.shared])
+    static let shared = DeviceRegistry(providers: [VirtualDeviceProvider.shared, FileDeviceProvider.shared, PulseDeviceProvider.shared, ALSADeviceProvider.shared])
 
     private let providers: [any DeviceProvider]
     private let known = Mutex<[String: CaptureDevice]>([:])
