@@ -29,6 +29,10 @@ let package = Package(
         .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
         // Cameras: the kernel's V4L2 API (linux/videodev2.h; header only).
         .systemLibrary(name: "CV4L2", providers: [.apt(["linux-libc-dev"])]),
+        // Sound cards without a sound server: ALSA's libasound.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // Sound servers: libpulse's asynchronous API (PulseAudio, and PipeWire's pulse server).
+        .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),  // no pkgConfig: its -pthread is refused
         // Live preview: an SDL2 window, and a libmicrohttpd web page.
         // No pkgConfig: sdl2.pc adds -D_REENTRANT, which SwiftPM refuses with a warning; the headers
         // are found as <SDL2/SDL.h> under /usr/include.
@@ -36,7 +40,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(
             name: "CaptureKit",
-            dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite", "CV4L2", "CZBar", "CZXing", "CSDL2", "CMicroHTTPD"]
+            dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing", "CSDL2", "CMicroHTTPD"]
         ),
         .executableTarget(name: "capture", dependencies: ["CaptureKit"]),
         .executableTarget(name: "capture-bench", dependencies: ["CaptureKit"]),

@@ -18,6 +18,11 @@ packages=(
   xvfb x11-apps xdotool                             # preview tests: Xvfb display, xwd screenshots, resizes
   chromium chromium-driver python3-selenium curl    # web preview tests: headless browser, raw requests
   linux-libc-dev                                    # CV4L2 shim: linux/videodev2.h (cameras)
+  libasound2-dev alsa-utils                         # ALSA backend (CALSA shim); arecord to check PCMs by hand
+  libasound2-plugins sox                            # tests: ALSA 'pulse' plugin; tone files and endless tones (sources)
+  libpulse-dev                                      # sound-server backend (CPulse shim: libpulse)
+  pulseaudio pulseaudio-utils                       # tests: private PulseAudio daemon, pactl, parecord
+  pipewire pipewire-bin pipewire-pulse wireplumber  # tests: private PipeWire stack (pw-cat tonemic, pulse server)
   "$@"
 )
 

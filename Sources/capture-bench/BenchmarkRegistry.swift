@@ -7,6 +7,7 @@ enum BenchmarkRegistry {
         RecordBenchmark(),
         ScanBenchmark(),
         WebPreviewBenchmark(),
+        AudioCaptureBenchmark(),
     ]
 
     /// The benchmarks named in `names`, in registry order; all of them when `names` is empty.

@@ -7,6 +7,8 @@ import Foundation
 enum DeviceLookup {
     /// What starts a device name that is a media file (`file:clip.mp4`).
     static let filePrefix = "file:"
+    /// What starts an ALSA PCM name (`alsa:plughw:1,0`).
+    static let alsaPrefix = "alsa:"
 
     /// The device `name` stands for. A `file:PATH` name makes the file's devices (paced as
     /// `pacing` says, looping unless `looping` is false, so a file never runs out before a
@@ -27,6 +29,10 @@ enum DeviceLookup {
         if let device = candidates.first(where: { $0.uniqueID == name })
             ?? candidates.first(where: { $0.localizedName.lowercased() == name.lowercased() }) {
             return device
+        }
+        if mediaType == .audio, name.hasPrefix(alsaPrefix) {
+            // Any ALSA PCM by name, listed or not (alsa:plughw:1,0, alsa:pulse, alsa:default).
+            return try CaptureDevice.alsaMicrophone(pcm: String(name.dropFirst(alsaPrefix.count)))
         }
         let known = candidates.map { "'\($0.uniqueID)'" }.joined(separator: ", ")
         throw CaptureError(.deviceNotFound, "no \(mediaType) device '\(name)' (present: \(known))")

@@ -19,7 +19,8 @@ enum RecordCommand: Command {
         disk filled up (the file then plays up to its last fragment); 1 for other failures.
 
           --device ID        camera unique ID or name, or file:PATH (see 'capture devices')
-          --audio-device ID  microphone unique ID or name, or file:PATH
+          --audio-device ID  microphone unique ID or name (pulse:SOURCE for a sound-server
+                             source), or file:PATH; default: the sound server's default source
           --no-audio         record video only
           --duration T       stop after T (10s, 1.5m, 500ms); default: until interrupted
           --preset P         session preset: \(CaptureSession.Preset.allCases.map(\.rawValue).joined(separator: ", ")) (default high)

@@ -36,10 +36,13 @@ extension CaptureDevice {
     public static var allDevices: [CaptureDevice] { DeviceRegistry.shared.devices() }
 
     /// The device to use for `mediaType` when the user has not chosen one: the first connected
-    /// hardware device, or the built-in virtual device when there is no hardware. Never a
-    /// file-backed device: those play one particular file, which nobody asks for by default.
+    /// hardware device (for audio, the sound server's default source when a server runs), or the
+    /// built-in virtual device when there is no hardware. Never a file-backed device (those play
+    /// one particular file) nor a monitor of what the machine plays (`.systemAudio`).
     public static func `default`(for mediaType: MediaType) -> CaptureDevice? {
-        let candidates = DeviceRegistry.shared.devices().filter { $0.hasMediaType(mediaType) && $0.isConnected && $0.deviceType != .file }
+        let candidates = DeviceRegistry.shared.devices().filter {
+            $0.hasMediaType(mediaType) && $0.isConnected && $0.deviceType != .file && $0.deviceType != .systemAudio
+        }
         return candidates.first
     }
 

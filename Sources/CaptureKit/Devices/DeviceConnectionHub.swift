@@ -1,9 +1,11 @@
 import Foundation
 import Synchronization
 
-/// Fans hot-plug changes out to ``CaptureDevice/connectionEvents()`` subscribers. Watches a
-/// device directory only while someone listens; on each change compares the hardware devices
-/// present with those present before.
+/// Fans hot-plug changes out to ``CaptureDevice/connectionEvents()`` subscribers. Two sources
+/// feed it: a watched device directory (cameras: on each change it compares the hardware
+/// devices present with those present before), and backends that are told rather than watch
+/// (a sound server's subscription events, through `post`). Both update one record of what is
+/// present, so a device is announced once whichever source notices it first.
 final class DeviceConnectionHub: Sendable {
     static let shared = DeviceConnectionHub(directory: "/dev", invalidate: { V4L2DeviceProvider.shared.invalidate() }) {
         Dictionary(DeviceRegistry.shared.devices().filter { !$0.isVirtual }.map { ($0.uniqueID, $0) }, uniquingKeysWith: { first, _ in first })
@@ -55,6 +57,29 @@ final class DeviceConnectionHub: Sendable {
             return state.monitor
         }
         monitor?.stop()
+    }
+
+    enum Change: Sendable { case connected, disconnected }
+
+    /// Reports that `backend`'s device came or went; called from the backend's own thread, which
+    /// never waits for subscribers.
+    func post(_ change: Change, _ backend: any DeviceBackend) {
+        let device = DeviceRegistry.shared.device(for: backend)
+        let (event, subscribers) = state.withLock { state -> (CaptureDevice.ConnectionEvent?, [AsyncStream<CaptureDevice.ConnectionEvent>.Continuation]) in
+            let known = state.present[device.uniqueID] === device
+            switch change {
+            case .connected where !known:
+                state.present[device.uniqueID] = device
+                return (.connected(device), Array(state.subscribers.values))
+            case .disconnected where known:
+                state.present[device.uniqueID] = nil
+                return (.disconnected(device), Array(state.subscribers.values))
+            default:
+                return (nil, [])
+            }
+        }
+        guard let event else { return }
+        for subscriber in subscribers { subscriber.yield(event) }
     }
 
     /// Compares what is present with what was, and tells every subscriber the difference.

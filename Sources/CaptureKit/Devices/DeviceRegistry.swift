@@ -3,7 +3,7 @@ import Synchronization
 /// Discovery across all providers. Keeps one `CaptureDevice` per unique ID so settings made on
 /// a device (its active format) are seen by everyone who discovers it again.
 final class DeviceRegistry: Sendable {
-    static let shared = DeviceRegistry(providers: [V4L2DeviceProvider.shared, VirtualDeviceProvider.shared, FileDeviceProvider.shared])
+    static let shared = DeviceRegistry(providers: [V4L2DeviceProvider.shared, VirtualDeviceProvider.shared, FileDeviceProvider.shared, PulseDeviceProvider.shared, ALSADeviceProvider.shared])
 
     private let providers: [any DeviceProvider]
     private let known = Mutex<[String: CaptureDevice]>([:])
@@ -15,15 +15,21 @@ final class DeviceRegistry: Sendable {
     /// Every device present now: hardware first, virtual devices last.
     func devices() -> [CaptureDevice] {
         let backends = providers.flatMap { $0.backends() }
-        let devices = known.withLock { known in
-            backends.map { backend in
-                let id = backend.descriptor.uniqueID
-                if let device = known[id], device.backend === backend { return device }
-                let device = CaptureDevice(backend: backend)
-                known[id] = device
-                return device
-            }
-        }
+        let devices = known.withLock { known in backends.map { Self.device(for: $0, in: &known) } }
         return devices.filter { !$0.isVirtual } + devices.filter(\.isVirtual)
+    }
+
+    /// The device of `backend` without asking the providers (safe on a backend's own thread):
+    /// the one discovery made, or a new one remembered from now on.
+    func device(for backend: any DeviceBackend) -> CaptureDevice {
+        known.withLock { Self.device(for: backend, in: &$0) }
+    }
+
+    private static func device(for backend: any DeviceBackend, in known: inout [String: CaptureDevice]) -> CaptureDevice {
+        let id = backend.descriptor.uniqueID
+        if let device = known[id], device.backend === backend { return device }
+        let device = CaptureDevice(backend: backend)
+        known[id] = device
+        return device
     }
 }

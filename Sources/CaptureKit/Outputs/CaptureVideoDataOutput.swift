@@ -49,7 +49,7 @@ public final class CaptureVideoDataOutput: SampleBufferOutput, @unchecked Sendab
         alwaysDiscardsLateVideoFrames ? .bufferingNewest(1) : .bufferingNewest(Self.lateFrameQueueDepth)
     }
 
-    override func prepare(_ sample: SampleBuffer) throws(CaptureError) -> SampleBuffer {
+    override func prepare(_ sample: SampleBuffer) throws(CaptureError) -> SampleBuffer? {
         try sample.converted(to: videoSettings)
     }
 }

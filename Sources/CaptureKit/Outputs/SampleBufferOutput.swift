@@ -90,9 +90,9 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
     /// How many samples a stream keeps for a slow reader.
     var streamBuffering: AsyncStream<SampleBuffer>.Continuation.BufferingPolicy { .bufferingNewest(1) }
 
-    /// Turns a device sample into what this output delivers (converts format). Runs on the
-    /// output's thread.
-    func prepare(_ sample: SampleBuffer) throws(CaptureError) -> SampleBuffer { sample }
+    /// Turns a device sample into what this output delivers (converts format), or nil when it
+    /// yields nothing yet (a resampler still filling up). Runs on the output's thread.
+    func prepare(_ sample: SampleBuffer) throws(CaptureError) -> SampleBuffer? { sample }
 
     // MARK: Delivery
 
@@ -114,7 +114,8 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
     private func deliver(_ item: DeliveryQueue.Item) {
         let prepared: SampleBuffer
         do {
-            prepared = try prepare(item.sample)
+            guard let converted = try prepare(item.sample) else { return }
+            prepared = converted
         } catch {
             session?.reportRuntimeError(error)
             return

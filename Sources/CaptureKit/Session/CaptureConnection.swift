@@ -47,6 +47,8 @@ public final class CaptureConnection: Sendable, Hashable {
     let input: CaptureInput
     private let state: Mutex<State>
     private let enabled = Atomic<Bool>(true)
+    /// Levels of the audio flowing through (audio connections only).
+    let levelMeter = AudioLevelMeter()
 
     private struct State {
         weak var output: CaptureOutput?
@@ -145,6 +147,10 @@ public final class CaptureConnection: Sendable, Hashable {
 
     /// The stabilization in effect: always `.off`.
     public var activeVideoStabilizationMode: VideoStabilizationMode { .off }
+
+    /// The channels of the audio flowing through, with their levels (`audioChannels`): one per
+    /// channel of the device's format once the first buffer passed, empty for video.
+    public var audioChannels: [CaptureAudioChannel] { mediaType == .audio ? levelMeter.audioChannels : [] }
 
     /// The device feeding the connection, when the input is a device input.
     var device: CaptureDevice? { (input as? CaptureDeviceInput)?.device }

@@ -21,6 +21,7 @@ final class DeviceRoute: Sendable {
         let links = links.withLock { $0 }
         let mediaType = sample.mediaType
         for link in links where link.connection.mediaType == mediaType && link.connection.isEnabled {
+            if let audio = sample.audioBuffer { link.connection.levelMeter.measure(audio, at: sample.presentationTimeStamp) }
             link.output.receive(sample, from: link.connection)
         }
     }

@@ -1,0 +1,13 @@
+import Synchronization
+
+/// What an ALSA device's streams have seen, for tests and diagnostics; shared by every stream
+/// one ``ALSABackend`` starts.
+final class ALSAStreamCounters: Sendable {
+    /// Overruns (and suspends) recovered with `snd_pcm_recover`.
+    let xruns = Atomic<Int>(0)
+    /// Frames the timeline found lost (gaps).
+    let lostFrames = Atomic<Int>(0)
+    /// When set (milliseconds), the capture thread sleeps that long once before its next read:
+    /// lets a test reproduce a capture thread that was not scheduled in time.
+    let stall = Atomic<Int>(0)
+}

@@ -1,0 +1,76 @@
+/// Places ALSA reads on the session's monotonic clock, in frames of the stream's rate.
+///
+/// A read's frames were captured just before it returned, minus what still waits in the
+/// PCM's buffer (`snd_pcm_delay`): its first frame's capture time is *now − delay − frames*.
+/// Timestamps run on the sample count from the first read (so buffers join exactly, without
+/// jitter) and only follow the clock when the two disagree by more than the buffer could hold:
+/// - capture later than expected by more than that: frames were lost (an xrun, a stalled
+///   thread, a slow sound card clock); the timeline jumps forward and the gap is reported;
+/// - more frames than the elapsed time allows: the PCM is not paced by a clock (the `file` and
+///   `null` plugins, a sound server delivering bursts, a card whose clock runs fast); from then
+///   on every buffer is delivered when its last frame is due on the monotonic clock, like a
+///   real microphone, so audio never runs ahead of video.
+struct ALSATimeline {
+    /// What to do with one read.
+    struct Placement: Equatable {
+        /// The first frame's time, in frames of the rate on the monotonic clock.
+        var presentationFrame: Int64
+        /// Frames that were lost before this read (0 when none).
+        var gapFrames: Int64
+        /// When to deliver, in monotonic frames: later than now for unpaced PCMs.
+        var dueFrame: Int64
+    }
+
+    let rate: Int
+    let bufferFrames: Int
+    /// How far clock and sample count may disagree before it counts as lost or extra frames.
+    let tolerance: Int64
+    private var origin: Int64?
+    private var delivered: Int64 = 0
+    private var startFrame: Int64 = 0
+    private var readFrames: Int64 = 0
+    /// Whether the PCM delivered more than time allows (see the type's description); sticky.
+    private(set) var isUnpaced = false
+
+    init(rate: Int, bufferFrames: Int) {
+        self.rate = rate
+        self.bufferFrames = bufferFrames
+        tolerance = Int64(bufferFrames + rate / 50)
+    }
+
+    /// The monotonic clock `nanoseconds` in frames of `rate` (without overflowing for years).
+    static func frames(nanoseconds: Int64, rate: Int) -> Int64 {
+        nanoseconds / 1_000_000_000 * Int64(rate) + nanoseconds % 1_000_000_000 * Int64(rate) / 1_000_000_000
+    }
+
+    /// The monotonic time in nanoseconds of frame `frame` at `rate`.
+    static func nanoseconds(frames frame: Int64, rate: Int) -> Int64 {
+        frame / Int64(rate) * 1_000_000_000 + frame % Int64(rate) * 1_000_000_000 / Int64(rate)
+    }
+
+    /// Places `count` frames read at `now` (monotonic frames) with `delay` frames still buffered.
+    /// `afterXrun` says the PCM overran since the last read, so frames were certainly lost.
+    mutating func place(count: Int, now: Int64, delay: Int, afterXrun: Bool) -> Placement {
+        let estimate = now - Int64(delay) - Int64(count)
+        guard let currentOrigin = origin else {
+            origin = estimate
+            startFrame = estimate
+            readFrames = Int64(count)
+            delivered = Int64(count)
+            return Placement(presentationFrame: estimate, gapFrames: 0, dueFrame: now)
+        }
+        readFrames += Int64(count)
+        if !isUnpaced, readFrames > now - startFrame + tolerance {
+            isUnpaced = true
+        }
+        var gap: Int64 = 0
+        let error = estimate - (currentOrigin + delivered)
+        if error > tolerance || (afterXrun && error > 0) {
+            gap = error
+            origin = currentOrigin + error
+        }
+        let pts = (origin ?? estimate) + delivered
+        delivered += Int64(count)
+        return Placement(presentationFrame: pts, gapFrames: gap, dueFrame: isUnpaced ? pts + Int64(count) : now)
+    }
+}

@@ -1,0 +1,44 @@
+import Synchronization
+
+/// Measures every buffer of an audio connection into its ``CaptureAudioChannel``s. Runs on the
+/// device's thread: one pass over the samples, no allocation unless the channel count changes.
+final class AudioLevelMeter: Sendable {
+    private let channels = Mutex<[CaptureAudioChannel]>([])
+
+    /// The channels measured so far (empty until the first buffer).
+    var audioChannels: [CaptureAudioChannel] { channels.withLock { $0 } }
+
+    func measure(_ buffer: AudioBuffer, at time: MediaTime) {
+        let count = buffer.format.channelCount
+        let frames = buffer.frameCount
+        guard frames > 0 else { return }
+        let meters = channels.withLock { channels in
+            if channels.count != count { channels = (0..<count).map { _ in CaptureAudioChannel() } }
+            return channels
+        }
+        for channel in 0..<count {
+            let (sumOfSquares, peak) = buffer.withUnsafeBytes { raw in
+                switch buffer.format.sampleFormat {
+                case .s16: return Self.sums(raw.bindMemory(to: Int16.self), channel: channel, stride: count, frames: frames) { Double($0) / 32768 }
+                case .s32: return Self.sums(raw.bindMemory(to: Int32.self), channel: channel, stride: count, frames: frames) { Double($0) / 2_147_483_648 }
+                case .f32: return Self.sums(raw.bindMemory(to: Float.self), channel: channel, stride: count, frames: frames) { Double($0) }
+                }
+            }
+            meters[channel].update(meanSquare: sumOfSquares / Double(frames), peak: peak, at: time)
+        }
+    }
+
+    /// The sum of squares and the largest magnitude of one channel's samples (in −1...1).
+    @inline(__always)
+    private static func sums<Sample>(_ samples: UnsafeBufferPointer<Sample>, channel: Int, stride: Int, frames: Int,
+                                     normalized: (Sample) -> Double) -> (Double, Double) {
+        var sumOfSquares = 0.0
+        var peak = 0.0
+        for frame in 0..<frames {
+            let value = normalized(samples[frame * stride + channel])
+            sumOfSquares += value * value
+            peak = max(peak, abs(value))
+        }
+        return (sumOfSquares, peak)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import CaptureKit
+
+extension RealTimeCaptureTests {
+    /// The ALSA backend against real libasound PCMs: the daemon-less `file` plugin, and the
+    /// `pulse` plugin in front of a real PulseAudio daemon.
+    @Suite(.serialized)
+    struct ALSACaptureTests {
+        @Test func filePluginToneArrivesInRealTimeWithItsFrequencyAndLevel() async throws {
+            let pcm = try ALSAFixtures.toneMicrophone(frequency: 1000, level: -6)
+            let microphone = try CaptureDevice.alsaMicrophone(pcm: pcm)
+            #expect(microphone.uniqueID == "alsa:\(pcm)")
+            #expect(microphone.alsaPCMName == pcm)
+            #expect(microphone.deviceType == .microphone)
+            #expect(microphone.hasMediaType(.audio))
+            let mono = AudioFormat(sampleRate: 48_000, channelCount: 1, sampleFormat: .s16)
+            #expect(microphone.formats.first?.audioFormat == mono, "48 kHz mono s16 comes first")
+
+            let capture = try await ALSACapture.record(microphone, format: mono, seconds: 1.5)
+            capture.expectContinuousRealTime()
+            #expect(capture.drops.isEmpty, "\(capture.drops)")
+            let tone = ToneAnalyzer(buffers: capture.audioBuffers)
+            #expect(abs(tone.dominantFrequency - 1000) <= 2, "dominant \(tone.dominantFrequency) Hz")
+            #expect(abs(tone.peakLevel + 6) < 0.5, "peak \(tone.peakLevel) dBFS")
+            #expect(abs(tone.rmsLevel + 6) < 0.5, "RMS \(tone.rmsLevel) dBFS")
+            // The connection's meters see the same −6 dBFS sine (see CaptureAudioChannel).
+            try #require(capture.channels.count == 1)
+            #expect(abs(capture.channels[0].averagePowerLevel + 6) < 0.5, "average \(capture.channels[0].averagePowerLevel)")
+            #expect(abs(capture.channels[0].peakHoldLevel + 6) < 0.5, "peak hold \(capture.channels[0].peakHoldLevel)")
+            let periods = Set(capture.audioBuffers.map(\.frameCount))
+            #expect(periods == [480], "10 ms periods, got \(periods)")
+        }
+
+        @Test func aStalledClockPacedPCMReportsTheGapAsADrop() async throws {
+            // The file plugin is paced on the monotonic clock like a live microphone, so a capture
+            // thread that sleeps 500 ms leaves 500 ms without audio: reported, never silent, and
+            // the timestamps jump over it (recordings fill it with silence).
+            let pcm = try ALSAFixtures.toneMicrophone(frequency: 1000, level: -6)
+            let stall = try await StalledCapture.run(pcm: pcm, stallMilliseconds: 500, expectDrop: true)
+            #expect(stall.lostFrames > 48_000 * 35 / 100 && stall.lostFrames < 48_000 * 6 / 10, "lost \(stall.lostFrames) frames")
+            #expect(stall.drops.allSatisfy { $0.reason == .discontinuity })
+            #expect(stall.drops.reduce(0) { $0 + $1.count } == (stall.lostFrames + 479) / 480, "reported in 10 ms periods")
+            #expect(stall.gaps.count == 1, "\(stall.gaps)")
+            #expect(stall.gaps.allSatisfy { $0 > 0.35 && $0 < 0.6 }, "\(stall.gaps)")
+        }
+
+        @Test func unknownPCMIsATypedError() throws {
+            #expect {
+                _ = try CaptureDevice.alsaMicrophone(pcm: "capturekit_no_such_pcm")
+            } throws: { error in
+                (error as? CaptureError)?.code == .deviceNotFound
+            }
+        }
+
+        @Test func formatThePCMRefusesIsATypedError() throws {
+            let pcm = try ALSAFixtures.toneMicrophone(frequency: 1000, level: -6)
+            let microphone = try CaptureDevice.alsaMicrophone(pcm: pcm)
+            // The file plugin over null takes every format, so the refusal comes from the device's
+            // own list: a format it does not have fails before anything is opened.
+            let backend = try #require(microphone.backend as? ALSABackend)
+            let odd = CaptureDevice.Format(audioFormat: AudioFormat(sampleRate: 12_345, channelCount: 3, sampleFormat: .s16))
+            let sink = StreamSink(deliver: { _ in }, event: { _ in })
+            #expect(throws: CaptureError.self) {
+                _ = try backend.startStream(StreamConfiguration(format: odd, frameDuration: .invalid), sink: sink)
+            }
+        }
+    }
+}
+
+/// ALSA discovery and its decisions, without real time.
+struct ALSADiscoveryTests {
+    @Test func cardEnumerationOnlyNamesCaptureDevices() {
+        // On this machine there may be no card at all; what is found must be a card's hw device.
+        for device in ALSADeviceProvider.captureDevices() {
+            #expect(device.pcmName.hasPrefix("hw:CARD="), "\(device.pcmName)")
+        }
+        for device in CaptureDevice.allDevices where device.uniqueID.hasPrefix(ALSABackend.uniqueIDPrefix) {
+            #expect(device.deviceType == .microphone)
+            #expect(!device.formats.isEmpty)
+        }
+    }
+
+    @Test func soundServerProbeConnectsToTheSocket() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ck-probe-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("native").path
+        #expect(!SoundServerProbe.isReachable(paths: [path]), "no socket file")
+
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8))
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0)
+        #expect(!SoundServerProbe.isReachable(paths: [path]), "a socket nobody listens on refuses")
+        try #require(listen(listener, 4) == 0)
+        #expect(SoundServerProbe.isReachable(paths: [path]))
+        #expect(SoundServerProbe.isReachable(paths: ["tcp:192.0.2.1:4713"]), "TCP servers are assumed reachable")
+    }
+}
