@@ -13,6 +13,8 @@ packages=(
   libimage-exiftool-perl libheif-examples           # tests: exiftool reads EXIF, heif-convert decodes HEIF
   libsqlite3-dev                                    # media library index (SQLite, WAL)
   linux-libc-dev                                    # CV4L2 shim: linux/videodev2.h (cameras)
+  qemu-system-x86 v4l-utils                         # V4L2 tests: a VM with the kernel's vivid camera; v4l2-ctl as oracle
+  gcc make libc6-dev libelf1 libssl3 xz-utils       #   building v4l2loopback and its producer (scripts/vm/setup.sh)
   "$@"
 )
 

@@ -5,6 +5,7 @@ enum BenchmarkRegistry {
         DeliveryBenchmark(),
         PhotoBenchmark(),
         RecordBenchmark(),
+        V4L2LatencyBenchmark(),
     ]
 
     /// The benchmarks named in `names`, in registry order; all of them when `names` is empty.
