@@ -23,6 +23,8 @@ packages=(
   libpulse-dev                                      # sound-server backend (CPulse shim: libpulse)
   pulseaudio pulseaudio-utils                       # tests: private PulseAudio daemon, pactl, parecord
   pipewire pipewire-bin pipewire-pulse wireplumber  # tests: private PipeWire stack (pw-cat tonemic, pulse server)
+  qemu-system-x86 v4l-utils                         # V4L2 tests: a VM with the kernel's vivid camera; v4l2-ctl as oracle
+  gcc make libc6-dev libelf1 libssl3 xz-utils       #   building v4l2loopback and its producer (scripts/vm/setup.sh)
   "$@"
 )
 

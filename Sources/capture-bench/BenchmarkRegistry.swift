@@ -8,6 +8,7 @@ enum BenchmarkRegistry {
         ScanBenchmark(),
         WebPreviewBenchmark(),
         AudioCaptureBenchmark(),
+        V4L2LatencyBenchmark(),
     ]
 
     /// The benchmarks named in `names`, in registry order; all of them when `names` is empty.

@@ -1,0 +1,58 @@
+import CaptureKit
+import Dispatch
+import Synchronization
+
+/// A sample-buffer delegate that notes each frame's age on arrival (now − its kernel
+/// timestamp, both CLOCK_MONOTONIC), snapshots the process's CPU when the measured window
+/// opens and closes, and wakes the benchmark at the end. The first `warmUp` frames are left out
+/// (stream start-up), then `frames` are measured.
+final class V4L2AgeRecorder: SampleBufferDelegate {
+    private struct State {
+        var seen = 0
+        var ages = V4L2FrameAges()
+        var start: ResourceSnapshot?
+        var end: ResourceSnapshot?
+        var firstSequence: UInt64 = 0
+        var lastSequence: UInt64 = 0
+    }
+
+    private let warmUp: Int
+    private let frames: Int
+    private let state = Mutex(State())
+    private let done = DispatchSemaphore(value: 0)
+
+    init(warmUp: Int, frames: Int) {
+        self.warmUp = warmUp
+        self.frames = frames
+    }
+
+    /// Waits for the window to close; false after `seconds` without it.
+    func wait(seconds: Double) -> Bool {
+        done.wait(timeout: .now() + .nanoseconds(Int(seconds * 1e9))) == .success
+    }
+
+    /// The window's ages, its resource snapshots and how many frames the driver produced in it
+    /// (by sequence number).
+    var result: (ages: V4L2FrameAges, start: ResourceSnapshot?, end: ResourceSnapshot?, produced: Int) {
+        state.withLock { ($0.ages, $0.start, $0.end, Int($0.lastSequence - $0.firstSequence)) }
+    }
+
+    func captureOutput(_ output: CaptureOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
+        let arrival = Monotonic.nanoseconds()
+        let finished = state.withLock { state -> Bool in
+            state.seen += 1
+            if state.seen == warmUp {
+                state.start = ResourceSnapshot.now()
+                state.firstSequence = sampleBuffer.sequenceNumber
+                return false
+            }
+            guard state.seen > warmUp, state.ages.count < frames, let stamp = sampleBuffer.presentationTimeStamp.nanoseconds else { return false }
+            state.ages.append(arrival - stamp)
+            guard state.ages.count == frames else { return false }
+            state.end = ResourceSnapshot.now()
+            state.lastSequence = sampleBuffer.sequenceNumber
+            return true
+        }
+        if finished { done.signal() }
+    }
+}

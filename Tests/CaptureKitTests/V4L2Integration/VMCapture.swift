@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+@testable import CaptureKit
+
+/// Sessions on the VM's cameras in one exact format, and what the suites wait for.
+enum VMCapture {
+    /// `device`'s format with `fourCC` at `width`x`height`; fails the test when it has none.
+    static func format(_ device: CaptureDevice, fourCC: String, width: Int, height: Int,
+                       sourceLocation: SourceLocation = #_sourceLocation) throws -> CaptureDevice.Format {
+        try #require(device.formats.first { $0.fourCC == fourCC && $0.width == width && $0.height == height },
+                     "\(device) has no \(fourCC) \(width)x\(height); it has \(device.formats)", sourceLocation: sourceLocation)
+    }
+
+    /// Applies `format` at `fps` (the highest rate the format offers when nil) to `device`.
+    static func configure(_ device: CaptureDevice, _ format: CaptureDevice.Format, fps: Int32? = nil) throws(CaptureError) {
+        try device.lockForConfiguration()
+        defer { device.unlockForConfiguration() }
+        try device.setActiveFormat(format)
+        try device.setActiveVideoMinFrameDuration(fps.map { MediaTime(value: 1, timescale: $0) } ?? format.minFrameDuration)
+    }
+
+    /// A committed session (not running) capturing `device` in its active format.
+    static func session(_ device: CaptureDevice, outputs: [CaptureOutput]) throws -> CaptureSession {
+        try makeSession(camera: device, preset: .inputPriority, outputs: outputs)
+    }
+
+    /// Runs a session with one video data output (delivering `settings`) on `device` until its
+    /// delegate got `count` frames, stops it and returns what the delegate recorded; fails the
+    /// test when the frames do not come within `timeout`.
+    static func frames(_ device: CaptureDevice, count: Int, settings: VideoTarget = VideoTarget(), timeout: Duration = .seconds(30),
+                       sourceLocation: SourceLocation = #_sourceLocation) async throws -> (recorder: SampleRecorder, output: CaptureVideoDataOutput) {
+        let (session, recorder, output) = try await running(device, settings: settings)
+        defer { try? session.stopRunning() }
+        #expect(await recorder.samples.wait(forCount: count, timeout: timeout), "frames delivered: \(recorder.samples.count)",
+                sourceLocation: sourceLocation)
+        try await session.stop()
+        return (recorder, output)
+    }
+
+    /// A started session with one video data output (delivering `settings`) on `device`, and
+    /// the delegate recording what it delivers. Stop it with `stop()` (or `stopRunning()`).
+    static func running(_ device: CaptureDevice, settings: VideoTarget = VideoTarget()) async throws
+        -> (session: CaptureSession, recorder: SampleRecorder, output: CaptureVideoDataOutput) {
+        let output = CaptureVideoDataOutput()
+        output.videoSettings = settings
+        let recorder = SampleRecorder()
+        recorder.attach(to: output)
+        let session = try session(device, outputs: [output])
+        try await session.start()
+        return (session, recorder, output)
+    }
+}

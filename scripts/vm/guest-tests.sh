@@ -1,0 +1,18 @@
+# Guest script (scripts/vm/run.sh scripts/vm/guest-tests.sh): the V4L2 integration suites of
+# the debug test bundle scripts/test.sh built. Two processes: the disconnect suite leaves the
+# second vivid device failing every call until CaptureKit lets go of it, so it runs last and
+# alone.
+bundle="$CAPTUREKIT_VM_BIN/CaptureKitPackageTests.xctest"
+
+# suites NAME SWIFT-TESTING-ARGS...: a step that also fails (status 3) when no test ran, since a
+# filter that matches nothing passes.
+suites() {
+  name=$1; shift
+  step "$name" "$bundle" --testing-library swift-testing "$@"
+  if [ "$(cat "$name.rc")" = 0 ] && ! grep -Eq 'Test run with [1-9][0-9]* tests? .*passed' "$name.log"; then
+    echo "no test ran" >> "$name.log"; echo 3 > "$name.rc"
+  fi
+}
+
+suites integration --filter V4L2IntegrationTests --skip DisconnectTests
+suites disconnect --filter 'V4L2IntegrationTests/DisconnectTests'
