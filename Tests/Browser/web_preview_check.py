@@ -41,7 +41,10 @@ def main(url):
         seen["fps"] = float(driver.find_element(By.ID, "fps").text)
 
         def kinds():
-            return [image.get_attribute("data-kind") for image in driver.find_elements(By.CSS_SELECTOR, "#library img")]
+            # Read in one script: the page re-renders the list once a second, so elements found
+            # by one WebDriver call can be gone by the next.
+            return driver.execute_script(
+                "return [...document.querySelectorAll('#library img')].map(i => i.getAttribute('data-kind'))")
 
         wait.until(lambda d: d.find_element(By.ID, "photo").is_displayed())
         driver.find_element(By.ID, "photo").click()

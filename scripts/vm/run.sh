@@ -86,7 +86,7 @@ steps=$(cat "$share/steps" 2>/dev/null || true)
 for s in $steps; do
   rc=$(cat "$share/$s.rc" 2>/dev/null || echo missing)
   if [ "$rc" = 0 ]; then
-    echo "vm: step $s passed" >&2
+    echo "vm: step $s passed: $(grep -h 'Test run with' "$share/$s.log" 2>/dev/null | tail -n 1)" >&2
     [ "${VM_VERBOSE:-0}" = 1 ] && cat "$share/$s.log" >&2
   else
     echo "vm: step $s FAILED (status $rc); its log ($share/$s.log):" >&2
