@@ -28,6 +28,11 @@ public final class PixelBuffer: @unchecked Sendable {
     let planes: [Plane]
     let storage: MediaStorage
 
+    /// The driver buffer this frame lies in, exported as a DMA-BUF (`VIDIOC_EXPBUF`); nil for
+    /// frames that are copies or conversions, and for drivers that cannot export. The file
+    /// descriptor is borrowed: valid while this buffer is alive; `dup` it to keep it.
+    public let dmaBuffer: DMABuffer?
+
     /// Allocates a buffer with rows padded to 64 bytes (what SIMD converters like best).
     public convenience init(width: Int, height: Int, pixelFormat: PixelFormat) throws(CaptureError) {
         let planes = try Self.layout(width: width, height: height, pixelFormat: pixelFormat, rowAlignment: 64)
@@ -35,12 +40,13 @@ public final class PixelBuffer: @unchecked Sendable {
         self.init(width: width, height: height, pixelFormat: pixelFormat, planes: planes, storage: storage)
     }
 
-    init(width: Int, height: Int, pixelFormat: PixelFormat, planes: [Plane], storage: MediaStorage) {
+    init(width: Int, height: Int, pixelFormat: PixelFormat, planes: [Plane], storage: MediaStorage, dmaBuffer: DMABuffer? = nil) {
         self.width = width
         self.height = height
         self.pixelFormat = pixelFormat
         self.planes = planes
         self.storage = storage
+        self.dmaBuffer = dmaBuffer
     }
 
     /// The plane offsets and strides of a frame, or `.invalidArgument` for impossible sizes.

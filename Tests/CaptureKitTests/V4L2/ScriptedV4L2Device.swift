@@ -21,6 +21,12 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
         var bytesUsed: Int?
     }
 
+    /// A call that goes through `successes` times, then fails with `errno`.
+    struct DelayedFailure {
+        var successes: Int
+        var errno: Int32
+    }
+
     struct Script {
         var capability = V4L2Capability(driver: "scripted", card: "Scripted Camera", busInfo: "platform:scripted-0",
                                         deviceCapabilities: 0x0400_0001) // STREAMING | VIDEO_CAPTURE
@@ -38,6 +44,8 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
         var endErrno: Int32?
         /// Calls that fail, by operation name ("VIDIOC_S_FMT", "open", "mmap") → errno.
         var failures: [String: Int32] = [:]
+        /// Calls that fail only after some succeeded ("VIDIOC_EXPBUF" midway through the ring).
+        var delayedFailures: [String: DelayedFailure] = [:]
         /// Calls interrupted this many times before going through.
         var interruptions: [String: Int] = [:]
         var grantedBuffers: Int?
@@ -52,6 +60,11 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
     private(set) var isClosed = false
     private(set) var mappedCount = 0
     private(set) var unmappedCount = 0
+    /// DMA-BUF descriptors handed out by VIDIOC_EXPBUF (fake numbers, never real files) and
+    /// the ones closed since.
+    private(set) var exportedDescriptors: [Int32] = []
+    private(set) var closedDescriptors: [Int32] = []
+    private var succeeded: [String: Int] = [:]
     private var current = V4L2PixFormat(fourCC: .yuyv, width: 0, height: 0)
     private var buffers: [UnsafeMutableRawPointer] = []
     private var bufferLength = 0
@@ -83,6 +96,11 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
                 errno = code
                 return -1
             }
+            if let delayed = script.delayedFailures[operation], succeeded[operation, default: 0] >= delayed.successes {
+                errno = delayed.errno
+                return -1
+            }
+            succeeded[operation, default: 0] += 1
             return 0
         }
         return try body()
@@ -169,6 +187,16 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
     func unmap(_ pointer: UnsafeMutableRawPointer, length: Int) {
         unmappedCount += 1
     }
+
+    func exportBuffer(index: Int, bufferType: V4L2BufferType) throws(CaptureError) -> Int32 {
+        try call("VIDIOC_EXPBUF") {
+            let descriptor = Int32(10_000 + index)
+            exportedDescriptors.append(descriptor)
+            return descriptor
+        }
+    }
+
+    func closeExportedBuffer(_ descriptor: Int32) { closedDescriptors.append(descriptor) }
 
     func queueBuffer(index: Int, bufferType: V4L2BufferType) throws(CaptureError) {
         try call("VIDIOC_QBUF") { queued.append(index) }

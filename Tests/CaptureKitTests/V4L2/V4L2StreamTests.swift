@@ -120,7 +120,7 @@ struct V4L2StreamTests {
         #expect(backend.isConnected, "an I/O error is not a removal")
     }
 
-    static let streamingCalls = ["VIDIOC_S_FMT", "VIDIOC_S_PARM", "VIDIOC_REQBUFS", "VIDIOC_QUERYBUF", "mmap", "VIDIOC_QBUF", "VIDIOC_STREAMON"]
+    static let streamingCalls = ["VIDIOC_S_FMT", "VIDIOC_S_PARM", "VIDIOC_REQBUFS", "VIDIOC_QUERYBUF", "mmap", "VIDIOC_EXPBUF", "VIDIOC_QBUF", "VIDIOC_STREAMON"]
 
     @Test(arguments: streamingCalls)
     func everyStartCallFailureIsTypedAndLeavesNothingOpen(call: String) throws {
@@ -139,6 +139,7 @@ struct V4L2StreamTests {
             for device in opener.opened {
                 #expect(device.isClosed, "\(call): node closed")
                 #expect(device.mappedCount == device.unmappedCount, "\(call): buffers unmapped")
+                #expect(device.closedDescriptors == device.exportedDescriptors, "\(call): DMA-BUFs closed")
             }
         }
     }

@@ -197,6 +197,20 @@ final class V4L2Device: V4L2DeviceIO {
         munmap(pointer, length)
     }
 
+    func exportBuffer(index: Int, bufferType: V4L2BufferType) throws(CaptureError) -> Int32 {
+        var export = v4l2_exportbuffer()
+        export.type = bufferType.rawValue
+        export.index = UInt32(index)
+        export.plane = 0
+        export.flags = UInt32(O_RDONLY | O_CLOEXEC)
+        _ = try ioctl("VIDIOC_EXPBUF", ck_VIDIOC_EXPBUF(), &export)
+        return export.fd
+    }
+
+    func closeExportedBuffer(_ descriptor: Int32) {
+        _ = Glibc.close(descriptor)
+    }
+
     func queueBuffer(index: Int, bufferType: V4L2BufferType) throws(CaptureError) {
         var planes = v4l2_plane()
         try withUnsafeMutablePointer(to: &planes) { (plane) throws(CaptureError) in

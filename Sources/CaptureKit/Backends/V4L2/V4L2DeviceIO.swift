@@ -37,6 +37,11 @@ protocol V4L2DeviceIO: AnyObject, Sendable {
     func map(_ location: V4L2BufferLocation) throws(CaptureError) -> UnsafeMutableRawPointer
     /// Wraps munmap(2).
     func unmap(_ pointer: UnsafeMutableRawPointer, length: Int)
+    /// Wraps VIDIOC_EXPBUF (plane 0, `O_RDONLY | O_CLOEXEC`): the buffer as a DMA-BUF file
+    /// descriptor. Drivers that cannot export fail with `ENOTTY` or `EINVAL`.
+    func exportBuffer(index: Int, bufferType: V4L2BufferType) throws(CaptureError) -> Int32
+    /// Closes a descriptor ``exportBuffer(index:bufferType:)`` returned.
+    func closeExportedBuffer(_ descriptor: Int32)
     /// Wraps VIDIOC_QBUF.
     func queueBuffer(index: Int, bufferType: V4L2BufferType) throws(CaptureError)
     /// Wraps VIDIOC_DQBUF; nil when no buffer is ready (`EAGAIN`).

@@ -3,7 +3,7 @@ import Glibc
 /// Turns dequeued driver buffers into sample buffers on the stream thread: raw frames are
 /// handed out by reference to the mapped buffer (requeued when the last consumer lets go),
 /// or copied into a pooled buffer when consumers already hold so many that the driver would
-/// run short; MJPEG frames are decoded and the buffer requeued at once. Frames the driver
+/// run short (lent frames carry the buffer's DMA-BUF when the driver exported it); MJPEG frames are decoded and the buffer requeued at once. Frames the driver
 /// flagged as damaged, frames shorter than their format, and JPEG frames that do not decode
 /// are dropped and counted; so are the frames the driver skipped (sequence gaps).
 final class V4L2FrameReader {
@@ -101,7 +101,12 @@ final class V4L2FrameReader {
                 let ring = self.ring
                 let index = buffer.index
                 let storage = MediaStorage(wrapping: mapped.base, byteCount: layout.byteCount) { _ in ring.requeue(index) }
-                frame = PixelBuffer(width: layout.width, height: layout.height, pixelFormat: layout.pixelFormat, planes: layout.planes, storage: storage)
+                let dmaBuffer = ring.exportedDescriptor(of: index).map { descriptor in
+                    DMABuffer(fileDescriptor: descriptor, length: mapped.length,
+                              planes: layout.planes.map { DMABuffer.Plane(offset: $0.offset, bytesPerRow: $0.bytesPerRow, length: $0.bytesPerRow * $0.rowCount) })
+                }
+                frame = PixelBuffer(width: layout.width, height: layout.height, pixelFormat: layout.pixelFormat, planes: layout.planes,
+                                    storage: storage, dmaBuffer: dmaBuffer)
             } else {
                 defer { ring.requeue(buffer.index) }
                 guard let copy = try? copyPool.makeBuffer() else {

@@ -1,0 +1,25 @@
+/// A frame's memory as a Linux DMA-BUF file descriptor, for handing a camera frame to a GPU
+/// (EGL/Vulkan import), a hardware encoder or another process without copying it.
+///
+/// Only frames lent by reference from a driver buffer carry one (see ``PixelBuffer/dmaBuffer``);
+/// the descriptor is borrowed: it stays valid while the ``PixelBuffer`` is alive and is closed
+/// when the capture stream is torn down. `dup` it to keep it longer. It was exported read-only
+/// (`O_RDONLY | O_CLOEXEC`), so map it with `PROT_READ` only.
+public struct DMABuffer: Sendable, Hashable {
+    /// Where one plane of the frame lies inside the DMA-BUF.
+    public struct Plane: Sendable, Hashable {
+        /// Byte offset of the plane's first row from the start of the DMA-BUF.
+        public let offset: Int
+        /// Bytes from one row to the next.
+        public let bytesPerRow: Int
+        /// Bytes the plane spans (`bytesPerRow` × its row count).
+        public let length: Int
+    }
+
+    /// The DMA-BUF file descriptor (borrowed; see the type's documentation).
+    public let fileDescriptor: Int32
+    /// The size of the whole driver buffer in bytes (at least the frame's size).
+    public let length: Int
+    /// The frame's planes, in the order of ``PixelBuffer``'s planes.
+    public let planes: [Plane]
+}
