@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds, runs every test (unit, session and
-# device tests against the built-in virtual camera and microphone), then the V4L2 suites inside
-# a qemu VM with the kernel's virtual cameras (scripts/vm/run.sh; only when no test filter is
-# given).
+# device tests against the built-in virtual camera and microphone), then the V4L2 and ALSA
+# suites inside a qemu VM with the kernel's virtual cameras and loopback sound card
+# (scripts/vm/run.sh; only when no test filter is given).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

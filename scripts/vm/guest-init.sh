@@ -1,6 +1,6 @@
 #!/bin/sh
 # /init of the test VM's initramfs (busybox). Loads vivid (options from `vividopts=` on the
-# kernel command line, `:`-separated) and v4l2loopback, mounts the two 9p shares, and runs
+# kernel command line, `:`-separated), v4l2loopback and snd-aloop, mounts the two 9p shares, and runs
 # `$hostshare/guest.sh` chrooted into the host's root (exported read-only), so the host's own
 # dynamically linked programs (the Swift test bundle, v4l2-ctl, ffmpeg) run unchanged against
 # the guest's /dev/video*. The results come back through the writable share.
@@ -31,7 +31,10 @@ if [ "$LOOPBACK" = 1 ]; then
   modprobe v4l2loopback video_nr=10 exclusive_caps=1 card_label="CaptureKit Loopback" \
     || echo "INIT: modprobe v4l2loopback FAILED"
 fi
-echo "INIT: share=$SHARE hostroot=$HOST devices: $(ls /dev/video* 2>/dev/null | tr '\n' ' ')at $(up)s"
+# ALSA's loopback sound card (one substream per device, so `hw:CARD=Loopback,DEV=1` is the
+# capture side of what plays into `hw:Loopback,0,0`); devtmpfs makes /dev/snd/* in the chroot.
+modprobe snd-aloop pcm_substreams=1 || echo "INIT: modprobe snd-aloop FAILED"
+echo "INIT: share=$SHARE hostroot=$HOST devices: $(ls /dev/video* /dev/snd/pcm* 2>/dev/null | tr '\n' ' ')at $(up)s"
 if [ $SHARE = 1 ] && [ $HOST = 1 ] && [ -n "$HOSTSHARE" ]; then
   if [ -n "$HOSTWORK" ]; then mkdir -p /work0; mount --bind "/host$HOSTWORK" /work0; fi
   mount -t devtmpfs dev /host/dev

@@ -1,7 +1,7 @@
 # Guest script (scripts/vm/run.sh scripts/vm/guest-tests.sh): the V4L2 integration suites of
-# the debug test bundle scripts/test.sh built. Two processes: the disconnect suite leaves the
-# second vivid device failing every call until CaptureKit lets go of it, so it runs last and
-# alone.
+# the debug test bundle scripts/test.sh built, then the ALSA suites on snd-aloop. Three
+# processes: the disconnect suite leaves the second vivid device failing every call until
+# CaptureKit lets go of it, so it runs after the other V4L2 suites and alone.
 bundle="$CAPTUREKIT_VM_BIN/CaptureKitPackageTests.xctest"
 
 # suites NAME SWIFT-TESTING-ARGS...: a step that also fails (status 3) when no test ran, since a
@@ -16,3 +16,5 @@ suites() {
 
 suites integration --filter V4L2IntegrationTests --skip DisconnectTests
 suites disconnect --filter 'V4L2IntegrationTests/DisconnectTests'
+# The ALSA backend on snd-aloop's loopback sound card.
+suites alsa --filter 'ALSAIntegrationTests'

@@ -4,7 +4,8 @@
 #   scripts/vm/run.sh GUEST_SCRIPT [NAME]
 # The guest (Debian's kernel under qemu's software emulation, never KVM, always under `timeout`)
 # has two vivid cameras (/dev/video0, /dev/video1: webcam inputs, single-planar capture) and a
-# v4l2loopback camera (/dev/video10) fed MJPEG by lbproducer. GUEST_SCRIPT runs in a chroot
+# v4l2loopback camera (/dev/video10) fed MJPEG by lbproducer, and snd-aloop's Loopback sound
+# card (card 0, one substream per PCM device). GUEST_SCRIPT runs in a chroot
 # into this machine's own root (read-only 9p), so the checkout's build products run unchanged;
 # its working directory is a writable share (.vm-cache/runs/NAME), also its path on the host.
 # It is sourced by a prologue that defines `step NAME COMMAND...`: each step's output goes to

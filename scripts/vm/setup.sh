@@ -59,12 +59,13 @@ cp v4l2loopback-src/v4l2loopback.ko .
 ${CC:-cc} -O2 -Wall -Werror -o lbproducer "$here/lbproducer.c"
 ffmpeg -nostdin -loglevel error -f lavfi -i smptebars=size=640x480 -frames:v 1 -q:v 3 -pix_fmt yuvj422p reference.jpg
 
-# 4. initramfs: busybox + the module closure of vivid, v4l2loopback and virtio-9p, and our init
+# 4. initramfs: busybox + the module closure of vivid, v4l2loopback, snd-aloop (ALSA's loopback
+#    sound card, for the ALSA backend) and virtio-9p, and our init
 I="$out/initramfs"
 mkdir -p "$I"/{bin,sbin,proc,sys,dev,mnt,tmp,host,lib/modules/"$KV"/extra}
 cp root/bin/busybox "$I/bin/busybox"
 for a in $("$I/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$I/bin/$a"; done
-want="kernel/drivers/media/test-drivers/vivid/vivid.ko kernel/drivers/virtio/virtio_pci.ko kernel/net/9p/9pnet_virtio.ko kernel/fs/9p/9p.ko kernel/drivers/media/v4l2-core/videodev.ko kernel/drivers/media/common/videobuf2/videobuf2-vmalloc.ko"
+want="kernel/drivers/media/test-drivers/vivid/vivid.ko kernel/drivers/virtio/virtio_pci.ko kernel/net/9p/9pnet_virtio.ko kernel/fs/9p/9p.ko kernel/drivers/media/v4l2-core/videodev.ko kernel/drivers/media/common/videobuf2/videobuf2-vmalloc.ko kernel/sound/drivers/snd-aloop.ko"
 for m in $want; do
   grep "^$m:" "root/lib/modules/$KV/modules.dep" | tr -d ':' | tr ' ' '\n'
 done | sort -u | while read -r m; do

@@ -9,6 +9,8 @@ struct StalledCapture {
     /// Jumps between consecutive buffers' timestamps (seconds), where they did not join.
     var gaps: [Double]
     var drops: [DroppedFrame]
+    /// Every buffer delivered, in order.
+    var buffers: [ReceivedSample]
 
     static func run(pcm: String, stallMilliseconds: Int, expectDrop: Bool) async throws -> StalledCapture {
         let microphone = try CaptureDevice.alsaMicrophone(pcm: pcm)
@@ -32,6 +34,6 @@ struct StalledCapture {
             (next.sample.presentationTimeStamp - (previous.sample.presentationTimeStamp + previous.sample.duration)).seconds
         }
         return StalledCapture(lostFrames: backend.counters.lostFrames.load(ordering: .relaxed) - lostBefore,
-                              gaps: jumps.filter { $0 != 0 }, drops: recorder.drops.items)
+                              gaps: jumps.filter { $0 != 0 }, drops: recorder.drops.items, buffers: samples)
     }
 }
