@@ -24,9 +24,9 @@ final class MediaLibraryIndex {
     /// library at once do not race).
     init(path: String) throws(CaptureError) {
         database = try SQLiteDatabase(path: path)
-        let mode = try database.query("PRAGMA journal_mode=WAL", label: "switch the index to WAL") { $0.text(0) }
-        guard mode.first?.lowercased() == "wal" else {
-            throw CaptureError(.fileError, "the library index cannot use a write-ahead log here (journal mode \(mode.first ?? "?"))",
+        let mode = try database.enableWriteAheadLog()
+        guard mode?.lowercased() == "wal" else {
+            throw CaptureError(.fileError, "the library index cannot use a write-ahead log here (journal mode \(mode ?? "?"))",
                                operation: "PRAGMA journal_mode=WAL", path: path)
         }
         try database.execute("PRAGMA synchronous=FULL", label: "set full sync")

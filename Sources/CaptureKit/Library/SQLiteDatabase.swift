@@ -46,6 +46,22 @@ final class SQLiteDatabase {
         guard status == SQLITE_OK else { throw error(status, "sqlite3_exec", label) }
     }
 
+    /// Switches the file to write-ahead logging and returns the journal mode SQLite then
+    /// reports. Wraps `PRAGMA journal_mode=WAL`, retried for up to `timeout` while another
+    /// connection holds the lock it needs: when two processes open a new file at the same moment,
+    /// SQLite answers this pragma `SQLITE_BUSY` at once, without calling the busy handler.
+    func enableWriteAheadLog(timeout: Duration = .seconds(15)) throws(CaptureError) -> String? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var status = sqlite3_exec(handle, "PRAGMA journal_mode=WAL", nil, nil, nil)
+        while status & 0xFF == SQLITE_BUSY, clock.now < deadline {
+            usleep(10_000)
+            status = sqlite3_exec(handle, "PRAGMA journal_mode=WAL", nil, nil, nil)
+        }
+        guard status == SQLITE_OK else { throw error(status, "sqlite3_exec", "switch the index to WAL") }
+        return try query("PRAGMA journal_mode", label: "read the journal mode") { $0.text(0) }.first
+    }
+
     /// The cached statement for `sql`, prepared on first use.
     func statement(_ sql: String, label: String) throws(CaptureError) -> SQLiteStatement {
         if let cached = statements[sql] { return cached }
