@@ -13,6 +13,8 @@ final class V4L2FrameReader {
         case errorFlag
         case shortBuffer(bytes: Int, expected: Int)
         case corruptJPEG(String)
+        /// The frame could not be copied out of the driver's buffer: no memory for the copy.
+        case noMemoryForCopy
     }
 
     /// What became of one dequeued buffer.
@@ -35,6 +37,8 @@ final class V4L2FrameReader {
     private let layout: V4L2FrameLayout?
     private let decoder: MJPEGDecoder?
     private let copyPool: PixelBufferPool?
+    /// The planes a lent frame's DMA-BUF holds: the layout's, computed once.
+    private let dmaPlanes: [DMABuffer.Plane]
     /// Holds each camera JPEG beside its decoded frame (for MJPEG recordings, which store it).
     private let jpegPool: StoragePool?
     private let frameDuration: MediaTime
@@ -51,10 +55,12 @@ final class V4L2FrameReader {
             jpegPool = StoragePool(blockSize: ring.buffers.map(\.length).max() ?? 0, maximumIdle: 4)
             layout = nil
             copyPool = nil
+            dmaPlanes = []
         } else {
             let layout = try V4L2FrameLayout(format)
             self.layout = layout
             copyPool = try PixelBufferPool(width: layout.width, height: layout.height, pixelFormat: layout.pixelFormat, maximumIdleBuffers: 4)
+            dmaPlanes = layout.planes.map { DMABuffer.Plane(offset: $0.offset, bytesPerRow: $0.bytesPerRow, length: $0.bytesPerRow * $0.rowCount) }
             decoder = nil
             jpegPool = nil
         }
@@ -101,16 +107,15 @@ final class V4L2FrameReader {
                 let ring = self.ring
                 let index = buffer.index
                 let storage = MediaStorage(wrapping: mapped.base, byteCount: layout.byteCount) { _ in ring.requeue(index) }
-                let dmaBuffer = ring.exportedDescriptor(of: index).map { descriptor in
-                    DMABuffer(fileDescriptor: descriptor, length: mapped.length,
-                              planes: layout.planes.map { DMABuffer.Plane(offset: $0.offset, bytesPerRow: $0.bytesPerRow, length: $0.bytesPerRow * $0.rowCount) })
+                let dmaBuffer = ring.exportedDescriptor(of: index).map {
+                    DMABuffer(fileDescriptor: $0, length: mapped.length, planes: dmaPlanes)
                 }
                 frame = PixelBuffer(width: layout.width, height: layout.height, pixelFormat: layout.pixelFormat, planes: layout.planes,
                                     storage: storage, dmaBuffer: dmaBuffer)
             } else {
                 defer { ring.requeue(buffer.index) }
                 guard let copy = try? copyPool.makeBuffer() else {
-                    outcome.drops.append(.shortBuffer(bytes: 0, expected: layout.byteCount))
+                    outcome.drops.append(.noMemoryForCopy)
                     return outcome
                 }
                 Self.copy(from: mapped.base, layout: layout, into: copy)

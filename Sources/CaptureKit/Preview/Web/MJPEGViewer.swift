@@ -37,18 +37,23 @@ final class MJPEGViewer: @unchecked Sendable {
             offset = 0
         }
         guard let frame else { return nil }
+        // The three parts are copied in turn without gathering them into an array: this runs
+        // for every chunk libmicrohttpd sends.
         var written = 0
         var base = 0
-        for part in [frame.partHeader, frame.jpeg, Self.partTrailer] {
+        func copy(_ part: Data) {
             defer { base += part.count }
             let start = offset + written - base
-            guard start >= 0, start < part.count, written < capacity else { continue }
+            guard start >= 0, start < part.count, written < capacity else { return }
             let count = min(part.count - start, capacity - written)
             part.withUnsafeBytes { bytes in
                 (buffer + written).copyMemory(from: bytes.baseAddress! + start, byteCount: count)
             }
             written += count
         }
+        copy(frame.partHeader)
+        copy(frame.jpeg)
+        copy(Self.partTrailer)
         offset += written
         return written
     }
