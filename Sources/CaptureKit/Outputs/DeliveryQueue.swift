@@ -2,7 +2,10 @@ import Foundation
 
 /// Hands samples from a device thread to one output's own thread without ever blocking the
 /// device: a small queue with a drop policy, drained by a dedicated thread. Drops are recorded
-/// on the device thread and reported from the output thread, before the next sample.
+/// on the device thread, in their place among the waiting samples, and reported from the output
+/// thread in that order: a report comes after every sample captured before the drops it covers
+/// and before every sample captured after them, so sequence numbers between two delivered
+/// samples are exactly the drops reported between them.
 final class DeliveryQueue: @unchecked Sendable {
     struct Item: Sendable {
         var sample: SampleBuffer
@@ -24,12 +27,16 @@ final class DeliveryQueue: @unchecked Sendable {
         case bounded(Int)
     }
 
+    /// A waiting sample or drop report, in capture order.
+    private enum Entry {
+        case item(Item)
+        case drop(Drop)
+    }
+
     private let condition = NSCondition()
     // Guarded by `condition`.
-    private var items: [Item] = []
-    private var drops: [Drop] = []
-    /// Swapped with `drops` when draining, so neither array is reallocated per frame.
-    private var reporting: [Drop] = []
+    private var entries: [Entry] = []
+    private var itemCount = 0
     private var policy: Policy
     private var worker: WorkerThread?
     private let name: String
@@ -56,14 +63,15 @@ final class DeliveryQueue: @unchecked Sendable {
         switch policy {
         case .newestOnly:
             // Usually one waiting sample; more right after switching from a bounded policy.
-            for late in items { record(Self.drop(late, .frameWasLate)) }
-            items.removeAll(keepingCapacity: true)
-            items.append(item)
+            if itemCount > 0 { replaceWaitingItemsWithDrops() }
+            entries.append(.item(item))
+            itemCount += 1
         case .bounded(let capacity):
-            if items.count >= capacity {
+            if itemCount >= capacity {
                 record(Self.drop(item, .outOfBuffers))
             } else {
-                items.append(item)
+                entries.append(.item(item))
+                itemCount += 1
             }
         }
         condition.signal()
@@ -84,17 +92,32 @@ final class DeliveryQueue: @unchecked Sendable {
              connection: item.connection, end: item.sample.presentationTimeStamp + item.sample.duration)
     }
 
-    /// Must be called with the lock held. Drops of consecutive frames for one reason on one
-    /// connection become one report with a count, so an overloaded consumer is told once per
-    /// delivery rather than once per frame, and nothing is ever lost from the count.
+    /// Must be called with the lock held. Waiting samples become `frameWasLate` reports where
+    /// they stood, merged with their neighbours.
+    private func replaceWaitingItemsWithDrops() {
+        let waiting = entries
+        entries.removeAll(keepingCapacity: true)
+        itemCount = 0
+        for entry in waiting {
+            switch entry {
+            case .item(let late): record(Self.drop(late, .frameWasLate))
+            case .drop(let drop): record(drop)
+            }
+        }
+    }
+
+    /// Must be called with the lock held. A drop directly after a report of consecutive frames
+    /// for the same reason on the same connection joins it, so an overloaded consumer is told
+    /// once per delivery rather than once per frame, and nothing is ever lost from the count.
     private func record(_ drop: Drop) {
-        if let last = drops.indices.last, drops[last].frame.reason == drop.frame.reason,
-           drops[last].connection === drop.connection,
-           !drop.frame.presentationTimeStamp.isValid || drops[last].end == drop.frame.presentationTimeStamp {
-            drops[last].frame.count += drop.frame.count
-            drops[last].end = drop.end
+        if case .drop(var last) = entries.last, last.frame.reason == drop.frame.reason,
+           last.connection === drop.connection,
+           !drop.frame.presentationTimeStamp.isValid || last.end == drop.frame.presentationTimeStamp {
+            last.frame.count += drop.frame.count
+            last.end = drop.end
+            entries[entries.count - 1] = .drop(last)
         } else {
-            drops.append(drop)
+            entries.append(.drop(drop))
         }
     }
 
@@ -111,22 +134,26 @@ final class DeliveryQueue: @unchecked Sendable {
         }
     }
 
+    /// Hands out the oldest entry, outside the lock.
     private func drainOnce(_ thread: WorkerThread) {
         condition.lock()
-        while items.isEmpty, drops.isEmpty, !thread.isStopping { condition.wait() }
-        swap(&drops, &reporting)
-        let next = items.isEmpty ? nil : items.removeFirst()
+        while entries.isEmpty, !thread.isStopping { condition.wait() }
+        let next = entries.isEmpty ? nil : entries.removeFirst()
+        if case .item = next { itemCount -= 1 }
         condition.unlock()
-        for drop in reporting { report(drop) }
-        reporting.removeAll(keepingCapacity: true)
-        if let next { deliver(next) }
+        switch next {
+        case .item(let item): deliver(item)
+        case .drop(let drop): report(drop)
+        case nil: break
+        }
     }
 
     /// Ends the thread; queued samples are discarded. The owner calls this when it goes away.
     func stop() {
         condition.lock()
         let running = worker
-        items.removeAll()
+        entries.removeAll()
+        itemCount = 0
         condition.unlock()
         running?.stop()
     }

@@ -99,6 +99,9 @@ struct ReceivedSample: Sendable {
 final class SampleRecorder: SampleBufferDelegate {
     let samples = Recorder<ReceivedSample>()
     let drops = Recorder<DroppedFrame>()
+    /// Samples and drops in the order the delegate heard them (one queue, so one order): what
+    /// ``accounting`` checks.
+    let log = Recorder<DeliveryEvent>()
     let queue: DispatchQueue
     private let delay: Duration?
 
@@ -108,7 +111,9 @@ final class SampleRecorder: SampleBufferDelegate {
     }
 
     func captureOutput(_ output: CaptureOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
-        samples.append(ReceivedSample(sample: sampleBuffer, arrival: MonotonicClock.nanoseconds()))
+        let received = ReceivedSample(sample: sampleBuffer, arrival: MonotonicClock.nanoseconds())
+        log.append(.sample(received))
+        samples.append(received)
         if let delay {
             let (seconds, attoseconds) = delay.components
             Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
@@ -116,8 +121,12 @@ final class SampleRecorder: SampleBufferDelegate {
     }
 
     func captureOutput(_ output: CaptureOutput, didDrop droppedFrame: DroppedFrame, from connection: CaptureConnection) {
+        log.append(.drop(droppedFrame))
         drops.append(droppedFrame)
     }
+
+    /// How every sequence number up to the last delivered sample was accounted for.
+    var accounting: FrameAccounting { FrameAccounting(log.items) }
 
     /// Makes this the delegate of `output`, on this recorder's queue.
     func attach(to output: SampleBufferOutput) {

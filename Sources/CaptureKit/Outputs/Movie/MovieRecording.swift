@@ -5,12 +5,10 @@ internal import CFFmpeg
 /// One recording, from `startRecording` to the closed file: the encoder thread's side of a
 /// `CaptureMovieFileOutput`.
 ///
-/// Timing. The file's time zero is the first video frame (or, without video, the first audio
-/// sample). Video keeps its capture timestamps minus time spent paused; audio is written as a
-/// contiguous run of samples placed by its capture timestamps — a gap in the microphone's
-/// stream is filled with silence and an overlap trimmed, so audio never drifts against video.
-/// Audio is held back until video has passed its time, so pauses (decided on video frames)
-/// apply to both tracks alike and the two tracks start and end within a sample of each other.
+/// Timing is ``RecordingTimeline``'s (time zero, pauses, source → file time) and
+/// ``AudioPlacer``'s (audio as one contiguous run placed by capture time). Audio is held back
+/// until video has passed its time, so pauses (decided on video frames) apply to both tracks
+/// alike and the two tracks start and end within a sample of each other.
 final class MovieRecording: @unchecked Sendable {
     enum StopReason: Sendable {
         case requested
@@ -77,17 +75,12 @@ final class MovieRecording: @unchecked Sendable {
     private let videoEncoder: VideoEncoder?
     private let audioEncoder: AudioEncoder?
     private let startDate = Date()
-    private var origin: MediaTime?
+    private var timeline = RecordingTimeline()
+    private var placer = AudioPlacer()
     private var videoEnd: MediaTime?          // end of the last frame written (source time)
     private var horizon: MediaTime?           // end of the last frame seen, written or not
-    private var pausedTotal = MediaTime.zero
-    private var pauses: [(start: MediaTime, end: MediaTime)] = []
-    private var pauseRequest: MediaTime?
-    private var resumeRequest: MediaTime?
-    private var pausedSince: MediaTime?
     private var pendingAudio: [SampleBuffer] = []
     private var audioHorizon: MediaTime?      // end of the last audio sample seen (source time)
-    private var audioSamplesWritten: Int64 = 0
     private var stopRequest: (at: MediaTime, reason: StopReason)?
     private var lastSpaceCheck: MediaTime = .zero
     private var finished = false
@@ -164,11 +157,10 @@ final class MovieRecording: @unchecked Sendable {
             case .sample(let sample):
                 if sample.mediaType == .video { try handleVideo(sample) } else { try handleAudio(sample) }
             case .pause(let time):
-                pauseRequest = time
-                resumeRequest = nil
+                timeline.requestPause(at: time)
             case .resume(let time):
-                resumeRequest = time
-                if videoEncoder == nil { endPause(at: time) }
+                timeline.requestResume(at: time)
+                if videoEncoder == nil { report(timeline.resume(at: time)) }
             case .stop(let time, let reason):
                 stopRequest = (time, reason)
                 if case .requested = reason, !isFinal {} else { try finish(nil) }
@@ -205,26 +197,15 @@ final class MovieRecording: @unchecked Sendable {
             try finish(nil)
             return
         }
-        if origin == nil {
-            origin = pts
-            onEvent(.started)
-        }
-        guard let origin else { return }
+        report(timeline.start(at: pts))
         defer { horizon = pts + duration }
-
-        // Pausing and resuming take effect on frame boundaries, so video has no jump.
-        if pausedSince == nil, let request = pauseRequest, pts >= request {
-            beginPause(at: videoEnd ?? origin)
+        var transitions: [RecordingTimeline.Transition] = []
+        let decision = timeline.admitVideo(at: pts, lastWrittenEnd: videoEnd, transitions: &transitions)
+        transitions.forEach(report)
+        guard case .write(let fileTime) = decision else {
+            try flushAudio(upTo: pts + duration)
+            return
         }
-        if pausedSince != nil {
-            guard let request = resumeRequest, pts >= request else {
-                try flushAudio(upTo: pts + duration)
-                return
-            }
-            endPause(at: pts)
-        }
-
-        let fileTime = pts - origin - pausedTotal
         if let limit = configuration.maxDuration, fileTime + duration > limit {
             try finish(stopError(.maximumDurationReached, "the recording reached its maximum duration of \(limit.seconds) s"))
             return
@@ -260,25 +241,18 @@ final class MovieRecording: @unchecked Sendable {
                 try finish(nil)
                 return
             }
-            if origin == nil {
-                origin = sample.presentationTimeStamp
-                onEvent(.started)
-            }
-            if pausedSince == nil, let request = pauseRequest, sample.presentationTimeStamp >= request {
-                beginPause(at: sample.presentationTimeStamp)
-            }
+            report(timeline.start(at: sample.presentationTimeStamp))
+            report(timeline.admitAudioOnly(at: sample.presentationTimeStamp))
             pendingAudio.append(sample)
-            try flushAudio(upTo: pausedSince ?? (sample.presentationTimeStamp + sample.duration))
-            if pausedSince != nil { pendingAudio.removeAll() }
-            if let origin {
-                let fileTime = sample.presentationTimeStamp + sample.duration - origin - pausedTotal
-                progress.withLock { $0.duration = fileTime }
-                if let limit = configuration.maxDuration, fileTime >= limit {
-                    try finish(stopError(.maximumDurationReached, "the recording reached its maximum duration of \(limit.seconds) s"))
-                    return
-                }
-                try checkLimits(at: fileTime)
+            try flushAudio(upTo: timeline.pausedSince ?? (sample.presentationTimeStamp + sample.duration))
+            if timeline.isPaused { pendingAudio.removeAll() }
+            let fileTime = timeline.fileTime(of: sample.presentationTimeStamp + sample.duration)
+            progress.withLock { $0.duration = fileTime }
+            if let limit = configuration.maxDuration, fileTime >= limit {
+                try finish(stopError(.maximumDurationReached, "the recording reached its maximum duration of \(limit.seconds) s"))
+                return
             }
+            try checkLimits(at: fileTime)
             return
         }
         let end = sample.presentationTimeStamp + sample.duration
@@ -295,57 +269,33 @@ final class MovieRecording: @unchecked Sendable {
         if let horizon { try flushAudio(upTo: horizon) }
     }
 
-    /// Source time `time` starts a pause: nothing from there on is written until `endPause`.
-    private func beginPause(at time: MediaTime) {
-        pausedSince = time
-        pauseRequest = nil
-        progress.withLock { $0.paused = true }
-        onEvent(.paused)
-    }
-
-    /// Source time `time` ends the pause; the file continues where it stopped.
-    private func endPause(at time: MediaTime) {
-        guard let since = pausedSince else { return }
-        pauses.append((since, time))
-        pausedTotal += time - since
-        pausedSince = nil
-        resumeRequest = nil
-        progress.withLock { $0.paused = false }
-        onEvent(.resumed)
+    /// Passes a timeline transition on, keeping `progress.paused` in step.
+    private func report(_ transition: RecordingTimeline.Transition?) {
+        switch transition {
+        case .started: onEvent(.started)
+        case .paused:
+            progress.withLock { $0.paused = true }
+            onEvent(.paused)
+        case .resumed:
+            progress.withLock { $0.paused = false }
+            onEvent(.resumed)
+        case nil: break
+        }
     }
 
     /// Writes the waiting audio that lies before `limit`, skipping what falls before time zero
     /// or inside a pause; keeps the rest waiting.
     private func flushAudio(upTo limit: MediaTime) throws(CaptureError) {
-        guard let encoder = audioEncoder, let origin else { return }
+        guard let encoder = audioEncoder, timeline.origin != nil else { return }
         var keep: [SampleBuffer] = []
         for sample in pendingAudio {
             guard let buffer = sample.audioBuffer else { continue }
-            let rate = Int64(buffer.format.sampleRate)
+            let rate = Int32(buffer.format.sampleRate)
             let start = sample.presentationTimeStamp
             let end = start + buffer.duration
-            // Sample index range of this buffer that lies before `limit`.
-            let usable = min(Int64(buffer.frameCount), max(0, (limit - start).convertScale(Int32(rate), method: .roundTowardZero).value))
-            var index: Int64 = 0
-            while index < usable {
-                let time = start + MediaTime(value: index, timescale: Int32(rate))
-                // Find the run [index, runEnd) that is uniformly inside or outside pauses/origin.
-                var runEnd = usable
-                var skip = time < origin
-                if skip { runEnd = min(usable, sampleIndex(of: origin, from: start, rate: rate)) }
-                for pause in pauses + (pausedSince.map { [($0, MediaTime.positiveInfinity)] } ?? []) {
-                    if time >= pause.start, time < pause.end {
-                        skip = true
-                        runEnd = min(runEnd, pause.end.isNumeric ? sampleIndex(of: pause.end, from: start, rate: rate) : usable)
-                    } else if pause.start > time {
-                        runEnd = min(runEnd, sampleIndex(of: pause.start, from: start, rate: rate))
-                    }
-                }
-                runEnd = max(runEnd, index + 1)
-                if !skip {
-                    try writeAudio(buffer, from: index, to: runEnd, at: time, encoder: encoder)
-                }
-                index = runEnd
+            let usable = RecordingTimeline.samples(before: limit, from: start, count: Int64(buffer.frameCount), rate: rate)
+            try timeline.forEachRun(from: start, count: usable, rate: rate) { (run) throws(CaptureError) in
+                if run.isWritten { try writeAudio(buffer, run.samples, at: run.time, encoder: encoder) }
             }
             if usable < Int64(buffer.frameCount), end > limit {
                 // Keep the unwritten tail for later.
@@ -355,36 +305,18 @@ final class MovieRecording: @unchecked Sendable {
         pendingAudio = keep
     }
 
-    private func sampleIndex(of time: MediaTime, from start: MediaTime, rate: Int64) -> Int64 {
-        max(0, (time - start).convertScale(Int32(rate), method: .roundHalfAwayFromZero).value)
-    }
-
-    /// Writes samples [from, to) of `buffer`, captured at `time`, at the right place in the file.
-    private func writeAudio(_ buffer: AudioBuffer, from: Int64, to: Int64, at time: MediaTime, encoder: AudioEncoder) throws(CaptureError) {
-        guard let origin else { return }
+    /// Writes `samples` of `buffer`, the first captured at `time`, where the placer puts them.
+    private func writeAudio(_ buffer: AudioBuffer, _ samples: Range<Int64>, at time: MediaTime, encoder: AudioEncoder) throws(CaptureError) {
         let rate = Int32(buffer.format.sampleRate)
-        let pausedBefore = pauses.filter { $0.end <= time }.reduce(MediaTime.zero) { $0 + ($1.end - $1.start) }
-        let position = (time - origin - pausedBefore).convertScale(rate, method: .roundHalfAwayFromZero).value
-        var first = from
+        let placement = placer.place(samples, at: timeline.filePosition(of: time, rate: rate), rate: rate)
         let write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void = { packet throws(CaptureError) in
             try self.muxer.write(packet, video: false, from: encoder.context.pointee.time_base)
         }
-        if position > audioSamplesWritten {
-            // A gap (the microphone skipped): silence keeps the rest in place. Beyond 10 s
-            // something is wrong with the clock; do not write minutes of silence.
-            let gap = position - audioSamplesWritten
-            if gap < 10 * Int64(rate) {
-                try encoder.appendSilence(frames: Int(gap), write: write)
-                audioSamplesWritten += gap
-            }
-        } else if position < audioSamplesWritten {
-            first += audioSamplesWritten - position   // overlap: drop what is already covered
-        }
-        guard first < to else { return }
-        let bytesPerFrame = buffer.format.bytesPerFrame
-        try encoder.append(buffer.storage.bytes + Int(first) * bytesPerFrame, frames: Int(to - first), write: write)
-        audioSamplesWritten += to - first
-        progress.withLock { $0.audioSamples = audioSamplesWritten }
+        if placement.silence > 0 { try encoder.appendSilence(frames: Int(placement.silence), write: write) }
+        guard !placement.samples.isEmpty else { return }
+        try encoder.append(buffer.storage.bytes + Int(placement.samples.lowerBound) * buffer.format.bytesPerFrame,
+                           frames: placement.samples.count, write: write)
+        progress.withLock { $0.audioSamples = placer.samplesWritten }
     }
 
     private func tail(of sample: SampleBuffer, from frame: Int) throws(CaptureError) -> SampleBuffer {
@@ -431,7 +363,7 @@ final class MovieRecording: @unchecked Sendable {
     /// Ends the recording cleanly: flushes the encoders, writes the index, defragments.
     private func finish(_ reason: CaptureError?) throws(CaptureError) {
         guard !finished else { return }
-        guard origin != nil else {
+        guard timeline.origin != nil else {
             // Stopped before a single sample arrived: no movie, and no empty file left behind.
             onEvent(.willFinish)
             muxer.closeFile()
@@ -452,15 +384,16 @@ final class MovieRecording: @unchecked Sendable {
         }
         // Audio that lies within the video is written; a short tail of silence makes audio end
         // with the last frame when the microphone was behind.
-        if let end = videoEnd, let origin, let encoder = audioEncoder {
+        if let end = videoEnd, let encoder = audioEncoder {
             try flushAudio(upTo: end)
             let rate = Int32(encoder.context.pointee.sample_rate)
-            let target = (end - origin - pausedTotal).convertScale(rate, method: .roundHalfAwayFromZero).value
-            if configuration.audio?.format.sampleRate == Int(rate), target > audioSamplesWritten, target - audioSamplesWritten < Int64(rate) {
-                try encoder.appendSilence(frames: Int(target - audioSamplesWritten)) { (packet) throws(CaptureError) in
-                    try muxer.write(packet, video: false, from: encoder.context.pointee.time_base)
+            if configuration.audio?.format.sampleRate == Int(rate) {
+                let padding = placer.padding(to: timeline.filePosition(of: end, rate: rate), rate: rate)
+                if padding > 0 {
+                    try encoder.appendSilence(frames: Int(padding)) { (packet) throws(CaptureError) in
+                        try muxer.write(packet, video: false, from: encoder.context.pointee.time_base)
+                    }
                 }
-                audioSamplesWritten = target
             }
         }
         pendingAudio.removeAll()
