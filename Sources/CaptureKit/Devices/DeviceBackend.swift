@@ -1,5 +1,11 @@
 /// What every device backend (virtual, V4L2, PulseAudio, ALSA, file) provides. A backend owns
 /// its device's thread and file descriptors; the rest of CaptureKit only sees this protocol.
+///
+/// A stream outlives its device: when the device goes away it reports `.disconnected` and
+/// watches for the same device (same unique ID) to return; then it reopens it with the same
+/// configuration and reports `.reconnected` (or `.cannotResume` when the returned device
+/// refuses the configuration), the frames it could not capture meanwhile reported as
+/// `.droppedFrames`, with sequence numbers and timestamps still increasing.
 protocol DeviceBackend: AnyObject, Sendable {
     /// Identity and kind; constant for the backend's lifetime.
     var descriptor: DeviceDescriptor { get }
@@ -71,6 +77,9 @@ enum DeviceStreamEvent: Sendable {
     case disconnected
     /// The device is back and capturing again.
     case reconnected
+    /// The device is back but cannot capture with the stream's configuration; the stream keeps
+    /// waiting for it (it may return again, as it was).
+    case cannotResume(CaptureError)
     /// The device could not keep up and skipped `count` frames.
     case droppedFrames(count: Int)
     /// The stream died; it delivers nothing more.

@@ -103,7 +103,7 @@ extension CaptureManager {
             let cover = try generator.copyImage(at: .zero).image
             notify { $0.assetLibraryWriteMovieFileSuccess(with: cover, asset: asset) }
             let recorded = recording ?? RecordedMovie(url: asset.fileURL, duration: asset.duration, fileSize: 0,
-                                                      videoFrameCount: 0, droppedSampleCount: 0, error: nil)
+                                                      videoFrameCount: 0, droppedSampleCount: 0, videoGaps: [], error: nil)
             return .success(SavedMovie(recording: recorded, asset: asset, coverImage: cover))
         } catch {
             notify { $0.assetLibraryWriteMovieFileFailed(with: error) }

@@ -18,7 +18,8 @@ extension CaptureSession {
         case starting
         /// Capturing.
         case running
-        /// Running, but a device has gone away; capture resumes when it returns.
+        /// Running, but a device has gone away; capture resumes when it returns (unless
+        /// `resumesWhenDevicesReturn` is off, or the returned device cannot take its format).
         case interrupted
         /// Closing devices.
         case stopping
@@ -47,6 +48,11 @@ extension CaptureSession {
         /// A device with a natural end (a file-backed device that does not loop) delivered its
         /// last sample. The session keeps running; stop it when you are done.
         case deviceReachedEnd(deviceID: String)
+        /// A lost device came back (the same unique ID) but cannot capture as it did before
+        /// (it no longer offers the format it had: another camera under the same name, or a
+        /// driver that returned with fewer formats). The session stays interrupted rather than
+        /// guess; `error` says why (`.unsupportedFormat`).
+        case resumeFailed(deviceID: String, error: CaptureError)
     }
 }
 
@@ -65,6 +71,8 @@ public protocol CaptureSessionDelegate: AnyObject, Sendable {
     func sessionInterruptionEnded(_ session: CaptureSession)
     /// A file-backed device played its whole file.
     func session(_ session: CaptureSession, deviceReachedEnd deviceID: String)
+    /// A lost device returned but cannot capture as before; the session stays interrupted.
+    func session(_ session: CaptureSession, didFailToResume deviceID: String, error: CaptureError)
 }
 
 extension CaptureSessionDelegate {
@@ -74,4 +82,5 @@ extension CaptureSessionDelegate {
     public func session(_ session: CaptureSession, wasInterruptedBecause reason: CaptureSession.InterruptionReason) {}
     public func sessionInterruptionEnded(_ session: CaptureSession) {}
     public func session(_ session: CaptureSession, deviceReachedEnd deviceID: String) {}
+    public func session(_ session: CaptureSession, didFailToResume deviceID: String, error: CaptureError) {}
 }

@@ -132,6 +132,7 @@ extension CaptureSession {
         let reason: InterruptionReason = device.hasMediaType(.video)
             ? .videoDeviceNotAvailable(deviceID: id) : .audioDeviceNotAvailable(deviceID: id)
         var restart = false
+        var stale: ActiveStream?
         let post = model.withLock { model -> [Event] in
             guard model.streams[id]?.generation == generation else { return [] }
             switch event {
@@ -141,11 +142,18 @@ extension CaptureSession {
                 model.state = .interrupted
                 return [.wasInterrupted(reason)]
             case .reconnected:
+                guard model.resumesWhenDevicesReturn else {
+                    // Stays lost: nothing flows until the app stops and starts the session.
+                    stale = model.streams.removeValue(forKey: id)
+                    return []
+                }
                 model.lostDevices.remove(id)
                 if model.streams[id]?.configuration != device.streamConfiguration { restart = true }
                 guard model.state == .interrupted, model.lostDevices.isEmpty else { return [] }
                 model.state = .running
                 return [.interruptionEnded]
+            case .cannotResume(let error):
+                return [.resumeFailed(deviceID: id, error: error)]
             case .failed(let error):
                 return [.runtimeError(error)]
             case .endOfStream:
@@ -155,6 +163,13 @@ extension CaptureSession {
             case .droppedFrames:
                 return []
             }
+        }
+        if let stale {
+            stale.stream.stop()
+            stale.device.release(for: self)
+        }
+        if case .reconnected = event, !post.isEmpty {
+            for output in model.withLock({ $0.committed.outputs }) { output.sessionInterruptionEnded() }
         }
         if restart {
             // The device was reconfigured while it was away.

@@ -38,6 +38,7 @@ public final class CaptureSession: Sendable {
         var streams: [String: ActiveStream] = [:]
         var routes: [String: DeviceRoute] = [:]
         var lostDevices: Set<String> = []
+        var resumesWhenDevicesReturn = true
         var nextGeneration = 0
     }
 
@@ -79,6 +80,16 @@ public final class CaptureSession: Sendable {
 
     /// Whether a device has gone away while running.
     public var isInterrupted: Bool { state == .interrupted }
+
+    /// Whether capture resumes by itself when a lost device returns: the same device (same
+    /// `uniqueID`) is reopened with the format and frame rate it had, the session posts
+    /// `.interruptionEnded`, and data outputs see the gap as a `.discontinuity` drop. Another
+    /// device appearing never takes a lost one's place. Default `true`; when `false` the session
+    /// stays interrupted until it is stopped and started again, or the lost input is removed.
+    public var resumesWhenDevicesReturn: Bool {
+        get { model.withLock { $0.resumesWhenDevicesReturn } }
+        set { model.withLock { $0.resumesWhenDevicesReturn = newValue } }
+    }
 
     /// The inputs, including changes not yet committed.
     public var inputs: [CaptureInput] { model.withLock { $0.staged.inputs } }

@@ -50,6 +50,7 @@ final class EventHub: Sendable {
             case .wasInterrupted(let reason): delegate.session(session, wasInterruptedBecause: reason)
             case .interruptionEnded: delegate.sessionInterruptionEnded(session)
             case .deviceReachedEnd(let deviceID): delegate.session(session, deviceReachedEnd: deviceID)
+            case .resumeFailed(let deviceID, let error): delegate.session(session, didFailToResume: deviceID, error: error)
             }
         }
     }

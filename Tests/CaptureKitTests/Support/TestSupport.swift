@@ -142,6 +142,7 @@ enum EventKind: Equatable, Sendable, CustomStringConvertible {
     case wasInterrupted(CaptureSession.InterruptionReason)
     case interruptionEnded
     case deviceReachedEnd(String)
+    case resumeFailed(String, CaptureError.Code)
 
     init(_ event: CaptureSession.Event) {
         switch event {
@@ -151,6 +152,7 @@ enum EventKind: Equatable, Sendable, CustomStringConvertible {
         case .wasInterrupted(let reason): self = .wasInterrupted(reason)
         case .interruptionEnded: self = .interruptionEnded
         case .deviceReachedEnd(let deviceID): self = .deviceReachedEnd(deviceID)
+        case .resumeFailed(let deviceID, let error): self = .resumeFailed(deviceID, error.code)
         }
     }
 
@@ -162,6 +164,7 @@ enum EventKind: Equatable, Sendable, CustomStringConvertible {
         case .wasInterrupted(let reason): return "wasInterrupted(\(reason))"
         case .interruptionEnded: return "interruptionEnded"
         case .deviceReachedEnd(let deviceID): return "deviceReachedEnd(\(deviceID))"
+        case .resumeFailed(let deviceID, let code): return "resumeFailed(\(deviceID), \(code))"
         }
     }
 }

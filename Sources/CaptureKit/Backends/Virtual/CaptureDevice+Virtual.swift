@@ -37,9 +37,12 @@ extension CaptureDevice {
         try virtualConnection().set(false)
     }
 
-    /// Plugs a virtual device back in after ``simulateDisconnect()``.
-    public func simulateReconnect() throws(CaptureError) {
-        try virtualConnection().set(true)
+    /// Plugs a virtual device back in after ``simulateDisconnect()``. With `formats`, it comes
+    /// back offering only those (as another camera under the same name, or a driver that
+    /// returned with fewer formats, would): a session whose format is not among them stays
+    /// interrupted and posts `.resumeFailed`.
+    public func simulateReconnect(offering formats: [Format]? = nil) throws(CaptureError) {
+        try virtualConnection().set(true, offering: formats)
     }
 
     private func virtualConnection() throws(CaptureError) -> VirtualConnection {

@@ -4,7 +4,8 @@ import Synchronization
 /// thread, paced on absolute monotonic deadlines. A frame's timestamp is its deadline.
 final class VirtualCameraBackend: DeviceBackend {
     let descriptor: DeviceDescriptor
-    let formats: [CaptureDevice.Format]
+    /// Every format the camera was made with.
+    let allFormats: [CaptureDevice.Format]
     let configuration: VirtualCameraConfiguration
     let connection = VirtualConnection()
 
@@ -23,7 +24,7 @@ final class VirtualCameraBackend: DeviceBackend {
             guard configuration.pixelFormats.allSatisfy(\.isYUV) else {
                 throw CaptureError(.unsupportedFormat, "the virtual camera draws YUV formats only")
             }
-            formats = configuration.sizes.flatMap { size in
+            allFormats = configuration.sizes.flatMap { size in
                 configuration.pixelFormats.map { CaptureDevice.Format(pixelFormat: $0, width: size.width, height: size.height, frameRateRanges: rates) }
             }
         case .frames(let frames):
@@ -31,11 +32,13 @@ final class VirtualCameraBackend: DeviceBackend {
                   frames.allSatisfy({ $0.width == first.width && $0.height == first.height && $0.pixelFormat == first.pixelFormat }) else {
                 throw .invalidArgument("a virtual camera needs at least one frame, all of one size and format")
             }
-            formats = [CaptureDevice.Format(pixelFormat: first.pixelFormat, width: first.width, height: first.height, frameRateRanges: rates)]
+            allFormats = [CaptureDevice.Format(pixelFormat: first.pixelFormat, width: first.width, height: first.height, frameRateRanges: rates)]
         }
-        guard !formats.isEmpty else { throw .invalidArgument("a virtual camera needs at least one size and pixel format") }
+        guard !allFormats.isEmpty else { throw .invalidArgument("a virtual camera needs at least one size and pixel format") }
     }
 
+    /// What the camera offers now: since `simulateReconnect(offering:)`, only those.
+    var formats: [CaptureDevice.Format] { connection.offeredFormats ?? allFormats }
     var isConnected: Bool { connection.isConnected }
     var isLive: Bool { configuration.pacing == .realTime }
 
@@ -50,7 +53,8 @@ final class VirtualCameraBackend: DeviceBackend {
         case .frames(let frames):
             source = .frames(frames)
         }
-        return VirtualStream(name: "CaptureKit.camera", connection: connection, pacing: self.configuration.pacing,
+        return VirtualStream(name: "CaptureKit.camera", connection: connection, format: configuration.format, device: descriptor,
+                             pacing: self.configuration.pacing,
                              period: configuration.frameDuration, maximumLateness: configuration.frameDuration * 3, sink: sink) { index, pts, duration throws(CaptureError) in
             let frame = try source.frame(at: index)
             return SampleBuffer(media: .video(frame), presentationTimeStamp: pts, duration: duration, sequenceNumber: UInt64(index))
@@ -70,10 +74,25 @@ final class VirtualCameraBackend: DeviceBackend {
     }
 }
 
-/// Whether a virtual device is "plugged in"; flipped by `simulateDisconnect()` and
-/// `simulateReconnect()`.
+/// Whether a virtual device is "plugged in", and which of its formats it offers since it came
+/// back; set by `simulateDisconnect()` and `simulateReconnect(offering:)`.
 final class VirtualConnection: Sendable {
     private let connected = Atomic<Bool>(true)
+    private let offered = Mutex<[CaptureDevice.Format]?>(nil)
+    /// Read by the device thread at every sample: an atomic, not a lock.
     var isConnected: Bool { connected.load(ordering: .acquiring) }
-    func set(_ value: Bool) { connected.store(value, ordering: .releasing) }
+    /// The formats the device came back with; nil for all of them.
+    var offeredFormats: [CaptureDevice.Format]? { offered.withLock { $0 } }
+
+    func set(_ value: Bool, offering formats: [CaptureDevice.Format]? = nil) {
+        if value { offered.withLock { $0 = formats } }
+        connected.store(value, ordering: .releasing)
+    }
+
+    /// Why a stream in `format` cannot resume on the device as it came back, or nil.
+    func refusal(of format: CaptureDevice.Format, device: DeviceDescriptor) -> CaptureError? {
+        guard let offered = offeredFormats, !offered.contains(format) else { return nil }
+        return CaptureError(.unsupportedFormat, "\(device.localizedName) came back without the format it was capturing (\(format))",
+                            deviceID: device.uniqueID)
+    }
 }

@@ -4,7 +4,8 @@ import Foundation
 /// (buffer *k* starts at sample *k × framesPerBuffer*; no gap, no overlap).
 final class VirtualMicrophoneBackend: DeviceBackend {
     let descriptor: DeviceDescriptor
-    let formats: [CaptureDevice.Format]
+    /// Every format the microphone was made with.
+    let allFormats: [CaptureDevice.Format]
     let configuration: VirtualMicrophoneConfiguration
     let connection = VirtualConnection()
 
@@ -18,11 +19,13 @@ final class VirtualMicrophoneBackend: DeviceBackend {
             uniqueID: configuration.uniqueID ?? VirtualDeviceProvider.slug(configuration.name),
             localizedName: configuration.name, modelID: "CaptureKit Virtual Microphone", manufacturer: "CaptureKit",
             deviceType: .virtual, position: .unspecified, mediaType: .audio)
-        formats = [AudioFormat.SampleFormat.s16, .f32].flatMap { sampleFormat in
+        allFormats = [AudioFormat.SampleFormat.s16, .f32].flatMap { sampleFormat in
             [1, 2].map { CaptureDevice.Format(audioFormat: AudioFormat(sampleRate: configuration.sampleRate, channelCount: $0, sampleFormat: sampleFormat)) }
         }
     }
 
+    /// What the microphone offers now: since `simulateReconnect(offering:)`, only those.
+    var formats: [CaptureDevice.Format] { connection.offeredFormats ?? allFormats }
     var isConnected: Bool { connection.isConnected }
     var isLive: Bool { configuration.pacing == .realTime }
 
@@ -33,7 +36,8 @@ final class VirtualMicrophoneBackend: DeviceBackend {
         let framesPerBuffer = self.configuration.framesPerBuffer
         let pool = StoragePool(blockSize: framesPerBuffer * format.bytesPerFrame, maximumIdle: 32)
         let period = MediaTime(value: Int64(framesPerBuffer), timescale: Int32(format.sampleRate))
-        return VirtualStream(name: "CaptureKit.microphone", connection: connection, pacing: self.configuration.pacing,
+        return VirtualStream(name: "CaptureKit.microphone", connection: connection, format: configuration.format, device: descriptor,
+                             pacing: self.configuration.pacing,
                              period: period, maximumLateness: MediaTime(value: 1, timescale: 2), sink: sink) { index, pts, duration throws(CaptureError) in
             let buffer = AudioBuffer(format: format, frameCount: framesPerBuffer, storage: try pool.take())
             tone.write(into: buffer, firstFrame: index * framesPerBuffer)

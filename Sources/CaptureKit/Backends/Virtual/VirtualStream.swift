@@ -2,24 +2,27 @@ import Glibc
 
 /// The thread of a virtual device: produces sample `n` at deadline `start + n × period`, on the
 /// monotonic clock, until stopped. Frames that cannot be produced in time are skipped and
-/// reported (a real camera drops them too); a simulated disconnection pauses production.
+/// reported (a real camera drops them too); a simulated disconnection pauses production, and on
+/// reconnection the samples the device would have made meanwhile are reported as skipped, so
+/// timestamps stay on the same grid and sequence numbers count the gap.
 final class VirtualStream: DeviceStream {
     typealias Produce = @Sendable (_ index: Int, _ pts: MediaTime, _ duration: MediaTime) throws(CaptureError) -> SampleBuffer
     private let worker: WorkerThread
 
     /// `maximumLateness` is how far behind the stream may fall before it skips samples (a
     /// camera's few queued buffers; a sound card's much longer buffer).
-    init(name: String, connection: VirtualConnection, pacing: DevicePacing,
+    init(name: String, connection: VirtualConnection, format: CaptureDevice.Format, device: DeviceDescriptor, pacing: DevicePacing,
          period: MediaTime, maximumLateness: MediaTime, sink: StreamSink, produce: @escaping Produce) {
         let lateness = maximumLateness.nanoseconds ?? 0
         worker = WorkerThread(name: name) { thread in
-            Self.run(thread, connection: connection, pacing: pacing, period: period, maximumLatenessNs: lateness, sink: sink, produce: produce)
+            Self.run(thread, connection: connection, refusal: { connection.refusal(of: format, device: device) }, pacing: pacing,
+                     period: period, maximumLatenessNs: lateness, sink: sink, produce: produce)
         }
     }
 
     func stop() { worker.stop() }
 
-    private static func run(_ thread: WorkerThread, connection: VirtualConnection, pacing: DevicePacing,
+    private static func run(_ thread: WorkerThread, connection: VirtualConnection, refusal: () -> CaptureError?, pacing: DevicePacing,
                             period: MediaTime, maximumLatenessNs: Int64, sink: StreamSink, produce: Produce) {
         // Timestamps are kept in the period's own timescale so consecutive samples are exactly
         // one period apart (48 kHz audio stays sample-exact, 30 fps video frame-exact).
@@ -27,17 +30,36 @@ final class VirtualStream: DeviceStream {
         var origin = MonotonicClock.now().convertScale(scale, method: .roundTowardPositiveInfinity).value
         var index = 0
         var wasConnected = true
+        var refused = false
         while !thread.isStopping {
             if !connection.isConnected {
                 if wasConnected { sink.event(.disconnected); wasConnected = false }
+                refused = false
                 MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + 5_000_000)
                 continue
             }
             if !wasConnected {
+                // Back, but perhaps not as it was: then it stays away for the session.
+                if let error = refusal() {
+                    if !refused { sink.event(.cannotResume(error)) }
+                    refused = true
+                    MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + 5_000_000)
+                    continue
+                }
                 wasConnected = true
-                // Resume on the clock as it is now, keeping the index running.
-                origin = MonotonicClock.now().convertScale(scale, method: .roundTowardPositiveInfinity).value - Int64(index) * period.value
                 sink.event(.reconnected)
+                let now = MonotonicClock.now().convertScale(scale, method: .roundTowardPositiveInfinity).value
+                if pacing == .realTime, period.value > 0 {
+                    // Resume with the sample being captured now; what the gap held is reported.
+                    let skipped = Int(max(0, (now - origin) / period.value - Int64(index)))
+                    if skipped > 0 {
+                        index += skipped
+                        sink.event(.droppedFrames(count: skipped))
+                    }
+                } else {
+                    // Unpaced: no time passes for the consumer; carry on from now.
+                    origin = now - Int64(index) * period.value
+                }
             }
             let pts = MediaTime(value: origin + Int64(index) * period.value, timescale: scale)
             if pacing == .realTime {

@@ -15,14 +15,16 @@ struct AudioPlacer: Sendable {
     private(set) var samplesWritten: Int64 = 0
 
     /// Places samples `samples` of a buffer whose first sample belongs at file position
-    /// `position` (in samples at `rate`).
-    mutating func place(_ samples: Range<Int64>, at position: Int64, rate: Int32) -> Placement {
+    /// `position` (in samples at `rate`). `afterLoss` says the microphone was known to be away
+    /// (the session was interrupted), so a gap of any length is real.
+    mutating func place(_ samples: Range<Int64>, at position: Int64, rate: Int32, afterLoss: Bool = false) -> Placement {
         var first = samples.lowerBound
         var silence: Int64 = 0
         if position > samplesWritten {
-            // Beyond 10 s the clock is wrong, not the microphone: no minutes of silence.
+            // Beyond 10 s, unless the microphone was away, the clock is wrong, not the
+            // microphone: no minutes of silence.
             let gap = position - samplesWritten
-            if gap < 10 * Int64(rate) { silence = gap }
+            if afterLoss || gap < 10 * Int64(rate) { silence = gap }
         } else if position < samplesWritten {
             first = min(samples.upperBound, first + samplesWritten - position)
         }

@@ -26,6 +26,15 @@ extension CaptureFileOutputRecordingDelegate {
     public func fileOutput(_ output: CaptureMovieFileOutput, willFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: CaptureError?) {}
 }
 
+/// A stretch of a movie without new pictures: the camera was away (unplugged, reset) while
+/// the recording went on.
+public struct VideoGap: Sendable, Hashable {
+    /// Where the gap starts, in the file's time.
+    public let start: MediaTime
+    /// How long it lasts.
+    public let duration: MediaTime
+}
+
 /// A finished recording, as the async `stopRecording()` returns it.
 public struct RecordedMovie: Sendable {
     /// The file.
@@ -36,8 +45,13 @@ public struct RecordedMovie: Sendable {
     public let fileSize: Int64
     /// Video frames written.
     public let videoFrameCount: Int
-    /// Samples the recording could not keep (queue full while the encoder was behind).
+    /// Samples the recording could not keep (queue full while the encoder was behind), and
+    /// frames the device skipped or could not capture while it was away.
     public let droppedSampleCount: Int
+    /// Where the camera was away while the recording went on
+    /// (``CaptureMovieFileOutput/InterruptionBehavior/continueRecording``): the picture holds
+    /// its last frame there, the sound goes on.
+    public let videoGaps: [VideoGap]
     /// Why the recording ended early, if it did (the file is complete when
     /// `error.recordingSuccessfullyFinished`).
     public let error: CaptureError?

@@ -30,6 +30,28 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
         var settings: [ObjectIdentifier: MovieOutputSettings] = [:]
         var waiters: [CheckedContinuation<RecordedMovie, Never>] = []
         var limits = Limits()
+        var interruptionBehavior = InterruptionBehavior.finishRecording
+    }
+
+    /// What a recording does when a device of the session goes away (the session is
+    /// interrupted).
+    public enum InterruptionBehavior: Sendable, Hashable {
+        /// Finish the file at the loss (AVFoundation's behaviour): the delegate hears
+        /// `didFinishRecording` with `.deviceDisconnected`, and the file is complete.
+        case finishRecording
+        /// Keep recording into the same file: when the camera is away the picture holds its
+        /// last frame and the sound goes on; when the microphone is away its gap is silence.
+        /// Recording continues when the device returns (see
+        /// ``CaptureSession/resumesWhenDevicesReturn``); the camera's gaps are listed in
+        /// ``RecordedMovie/videoGaps`` and the frames missed counted in its drops.
+        case continueRecording
+    }
+
+    /// What a recording does when a device goes away; `.finishRecording` by default. Read when
+    /// the interruption happens.
+    public var interruptionBehavior: InterruptionBehavior {
+        get { state.withLock { $0.interruptionBehavior } }
+        set { state.withLock { $0.interruptionBehavior = newValue } }
     }
 
     private struct Limits {
@@ -211,7 +233,7 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
             } else {
                 continuation.resume(returning: lastMovie.withLock { $0 } ?? RecordedMovie(
                     url: URL(fileURLWithPath: "/dev/null"), duration: .zero, fileSize: 0, videoFrameCount: 0, droppedSampleCount: 0,
-                    error: .invalidState("no recording was made")))
+                    videoGaps: [], error: .invalidState("no recording was made")))
             }
         }
     }
@@ -243,7 +265,18 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
     }
 
     override func sessionWasInterrupted(_ reason: CaptureSession.InterruptionReason) {
-        state.withLock { $0.recording }?.queue.push(.stop(at: MonotonicClock.now(), reason: .deviceLost(reason)))
+        let (recording, behavior) = state.withLock { ($0.recording, $0.interruptionBehavior) }
+        switch behavior {
+        case .finishRecording:
+            recording?.queue.push(.stop(at: MonotonicClock.now(), reason: .deviceLost(reason)))
+        case .continueRecording:
+            let video: Bool
+            switch reason {
+            case .videoDeviceNotAvailable: video = true
+            case .audioDeviceNotAvailable: video = false
+            }
+            recording?.queue.push(.deviceLost(at: MonotonicClock.now(), video: video))
+        }
     }
 
     private func recordingEvent(_ event: MovieRecording.Event) {
@@ -262,7 +295,8 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
         case .finished(let error):
             let progress = recording?.progress.withLock { $0 } ?? MovieRecording.Progress()
             let movie = RecordedMovie(url: url, duration: progress.duration, fileSize: progress.fileSize,
-                                      videoFrameCount: progress.videoFrames, droppedSampleCount: progress.dropped, error: error)
+                                      videoFrameCount: progress.videoFrames, droppedSampleCount: progress.dropped,
+                                      videoGaps: progress.videoGaps, error: error)
             lastMovie.withLock { $0 = movie }
             let waiters = state.withLock { state -> [CheckedContinuation<RecordedMovie, Never>] in
                 defer {

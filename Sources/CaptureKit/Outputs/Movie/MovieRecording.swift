@@ -62,6 +62,7 @@ final class MovieRecording: @unchecked Sendable {
         var audioSamples: Int64 = 0
         var dropped = 0
         var paused = false
+        var videoGaps: [VideoGap] = []
     }
 
     let configuration: Configuration
@@ -81,6 +82,8 @@ final class MovieRecording: @unchecked Sendable {
     private var horizon: MediaTime?           // end of the last frame seen, written or not
     private var pendingAudio: [SampleBuffer] = []
     private var audioHorizon: MediaTime?      // end of the last audio sample seen (source time)
+    private var videoLost = false             // the camera is away; the recording goes on
+    private var audioLost = false             // the microphone is away; its return may leave any gap
     private var stopRequest: (at: MediaTime, reason: StopReason)?
     private var lastSpaceCheck: MediaTime = .zero
     private var finished = false
@@ -161,6 +164,9 @@ final class MovieRecording: @unchecked Sendable {
             case .resume(let time):
                 timeline.requestResume(at: time)
                 if videoEncoder == nil { report(timeline.resume(at: time)) }
+            case .deviceLost(_, let video):
+                if video { videoLost = videoEncoder != nil } else { audioLost = audioEncoder != nil }
+                if videoLost, let end = audioHorizon { try flushAudio(upTo: end) }
             case .stop(let time, let reason):
                 stopRequest = (time, reason)
                 if case .requested = reason, !isFinal {} else { try finish(nil) }
@@ -205,6 +211,12 @@ final class MovieRecording: @unchecked Sendable {
         guard case .write(let fileTime) = decision else {
             try flushAudio(upTo: pts + duration)
             return
+        }
+        if videoLost, let end = videoEnd {
+            // The camera is back: the picture held its last frame over the gap.
+            videoLost = false
+            let gap = VideoGap(start: timeline.fileTime(of: end), duration: pts - end)
+            progress.withLock { $0.videoGaps.append(gap) }
         }
         if let limit = configuration.maxDuration, fileTime + duration > limit {
             try finish(stopError(.maximumDurationReached, "the recording reached its maximum duration of \(limit.seconds) s"))
@@ -266,7 +278,8 @@ final class MovieRecording: @unchecked Sendable {
             pendingAudio.removeFirst()
             progress.withLock { $0.dropped += 1 }
         }
-        if let horizon { try flushAudio(upTo: horizon) }
+        // While the camera is away, sound is written as it comes instead of waiting for video.
+        if videoLost { try flushAudio(upTo: end) } else if let horizon { try flushAudio(upTo: horizon) }
     }
 
     /// Passes a timeline transition on, keeping `progress.paused` in step.
@@ -308,7 +321,8 @@ final class MovieRecording: @unchecked Sendable {
     /// Writes `samples` of `buffer`, the first captured at `time`, where the placer puts them.
     private func writeAudio(_ buffer: AudioBuffer, _ samples: Range<Int64>, at time: MediaTime, encoder: AudioEncoder) throws(CaptureError) {
         let rate = Int32(buffer.format.sampleRate)
-        let placement = placer.place(samples, at: timeline.filePosition(of: time, rate: rate), rate: rate)
+        let placement = placer.place(samples, at: timeline.filePosition(of: time, rate: rate), rate: rate, afterLoss: audioLost)
+        audioLost = false
         let write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void = { packet throws(CaptureError) in
             try self.muxer.write(packet, video: false, from: encoder.context.pointee.time_base)
         }

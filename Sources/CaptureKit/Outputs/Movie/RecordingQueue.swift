@@ -10,6 +10,8 @@ final class RecordingQueue: @unchecked Sendable {
         case pause(at: MediaTime)
         case resume(at: MediaTime)
         case stop(at: MediaTime, reason: MovieRecording.StopReason)
+        /// A device went away and the recording goes on without it (`.continueRecording`).
+        case deviceLost(at: MediaTime, video: Bool)
     }
 
     private let condition = NSCondition()

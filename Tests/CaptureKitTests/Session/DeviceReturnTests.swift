@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+@testable import CaptureKit
+
+extension RealTimeCaptureTests {
+    /// Cameras that come back: a session resumes by itself when the same device returns, a
+    /// recording can go on through the gap, and what cannot resume says why.
+    @Suite(.serialized)
+    struct DeviceReturnTests {
+        /// Unplugged and plugged back: `.interruptionEnded`, frames flow again, the gap is one
+        /// `.discontinuity` report covering the frames the camera missed, and timestamps stay on
+        /// the same grid (capture times, frame durations apart as their sequence numbers).
+        @Test func sessionResumesAfterReplugWithTheGapReported() async throws {
+            let camera = try makeTestCamera("replug")
+            defer {
+                try? camera.simulateReconnect()
+                CaptureDevice.removeVirtualDevice(camera)
+            }
+            let output = CaptureVideoDataOutput()
+            let recorder = SampleRecorder()
+            recorder.attach(to: output)
+            let session = try makeSession(camera: camera, outputs: [output])
+            let events = EventRecorder(session)
+            try await session.start()
+            defer { try? session.stopRunning() }
+            #expect(await recorder.samples.wait(forCount: 5, timeout: .seconds(30)))
+
+            try camera.simulateDisconnect()
+            let interrupted = EventKind.wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID))
+            #expect(await events.wait(for: interrupted))
+            let before = try #require(recorder.samples.items.last)
+            try camera.simulateReconnect()
+            #expect(await events.wait(for: .interruptionEnded))
+            #expect(session.state == .running)
+            let countAtReturn = recorder.samples.count
+            #expect(await recorder.samples.wait(forCount: countAtReturn + 5, timeout: .seconds(30)))
+            try await session.stop()
+
+            let accounting = recorder.accounting
+            #expect(accounting.isComplete, "\(accounting)")
+            let times = FrameTimestamps(recorder.samples.items, frameDuration: frameDuration(fps: 30))
+            #expect(times.isExact, "\(times)")
+            let after = try #require(recorder.samples.items.first { $0.sequenceNumber > before.sequenceNumber })
+            // The camera was away at least as long as the events took: one report covers it.
+            #expect(after.sequenceNumber > before.sequenceNumber + 1, "no frame missed across the gap: \(before.sequenceNumber) → \(after.sequenceNumber)")
+            #expect(recorder.drops.items.contains { $0.reason == .discontinuity })
+            #expect(events.events.items == [.didStartRunning, interrupted, .interruptionEnded, .didStopRunning])
+        }
+
+        /// `.continueRecording`: one file through the camera's absence. The picture holds over
+        /// the gap (no packets there), the sound goes on, the gap is in `videoGaps`, and every
+        /// frame slot missing from the file was reported dropped.
+        @Test func recordingContinuesInTheSameFileAfterReplug() async throws {
+            let movie = CaptureMovieFileOutput()
+            movie.interruptionBehavior = .continueRecording
+            let audio = CaptureAudioDataOutput()
+            let sound = SampleRecorder(label: "tests.replug.audio")
+            sound.attach(to: audio)
+            // The movie takes every frame the device delivers (or counts it dropped): a data
+            // output beside it says when frames came.
+            let video = CaptureVideoDataOutput()
+            let frames = SampleRecorder(label: "tests.replug.video")
+            frames.attach(to: video)
+            let (session, camera, microphone) = try makeRecordingSession("replug recording", outputs: [movie, audio, video])
+            defer {
+                try? camera.simulateReconnect()
+                CaptureDevice.removeVirtualDevice(camera)
+                if let microphone { CaptureDevice.removeVirtualDevice(microphone) }
+            }
+            let events = EventRecorder(session)
+            let delegate = RecordingRecorder()
+            let url = MovieFiles.path("replug", "mov")
+            defer { try? FileManager.default.removeItem(at: url) }
+            try await session.start()
+            defer { try? session.stopRunning() }
+            try movie.startRecording(to: url, recordingDelegate: delegate)
+            #expect(await delegate.calls.wait(timeout: .seconds(30)) { $0.contains(.didStart) })
+            let framesAtStart = frames.samples.count
+            #expect(await frames.samples.wait(forCount: framesAtStart + 10, timeout: .seconds(30)))
+
+            try camera.simulateDisconnect()
+            #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID))))
+            // Half a second of sound while the camera is away (the microphone's own clock).
+            let buffersAtLoss = sound.samples.count
+            #expect(await sound.samples.wait(forCount: buffersAtLoss + 50, timeout: .seconds(30)))
+            #expect(movie.isRecording, "the recording went on without the camera")
+            try camera.simulateReconnect()
+            #expect(await events.wait(for: .interruptionEnded))
+            let framesAtReturn = frames.samples.count
+            #expect(await frames.samples.wait(forCount: framesAtReturn + 10, timeout: .seconds(30)))
+            let recorded = await movie.finishRecording()
+            try await session.stop()
+
+            #expect(recorded.error == nil, "\(String(describing: recorded.error))")
+            #expect(delegate.calls.items == [.didStart, .willFinish, .didFinish(nil, usable: true)])
+            #expect(recorded.videoGaps.count == 1, "\(recorded.videoGaps)")
+            let gap = try #require(recorded.videoGaps.first)
+            #expect(gap.duration.seconds >= 0.45, "the camera was away while 0.5 s of sound came: gap \(gap.duration.seconds) s")
+            let probe = try ProbedMovie.probe(url.path)
+            let timeline = try MovieTimeline(url.path, frameDuration: frameDuration(fps: 30))
+            timeline.expectAccounted(recorded, probe: probe)
+            // The file's picture pauses where the recording says, and the sound covers it.
+            let steps = zip(timeline.times, timeline.times.dropFirst()).map { $1 - $0 }
+            let longest = try #require(steps.max())
+            #expect(abs(longest - (gap.duration.seconds + 1.0 / 30)) < 0.002, "longest packet step \(longest) s, gap \(gap.duration.seconds) s")
+            let soundTrack = try #require(probe.audio)
+            #expect(abs(soundTrack.startTime + soundTrack.duration - timeline.end) <= 1.0 / 30,
+                    "sound ends at \(soundTrack.startTime + soundTrack.duration) s, picture at \(timeline.end) s")
+        }
+
+        /// With resuming off, a returned camera leaves the session interrupted until it is
+        /// stopped and started again.
+        @Test func noResumeWhenResumingIsOff() async throws {
+            let camera = try makeTestCamera("no resume")
+            defer {
+                try? camera.simulateReconnect()
+                CaptureDevice.removeVirtualDevice(camera)
+            }
+            let output = CaptureVideoDataOutput()
+            let recorder = SampleRecorder()
+            recorder.attach(to: output)
+            let session = try makeSession(camera: camera, outputs: [output])
+            session.resumesWhenDevicesReturn = false
+            let events = EventRecorder(session)
+            try await session.start()
+            defer { try? session.stopRunning() }
+            #expect(await recorder.samples.wait(forCount: 3, timeout: .seconds(30)))
+            try camera.simulateDisconnect()
+            #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID))))
+            try camera.simulateReconnect()
+            let countAtReturn = recorder.samples.count
+            // Nothing is meant to happen, and "nothing" has no event: watch for a while.
+            let resumed = await events.events.wait(timeout: .milliseconds(500)) { $0.contains(.interruptionEnded) }
+            #expect(!resumed)
+            #expect(session.state == .interrupted)
+            #expect(recorder.samples.count <= countAtReturn + 1, "frames flowed from a camera the session did not resume")
+
+            try await session.stop()
+            try await session.start()
+            #expect(session.state == .running)
+            let countAtRestart = recorder.samples.count
+            #expect(await recorder.samples.wait(forCount: countAtRestart + 3, timeout: .seconds(30)))
+        }
+
+        /// A camera back without the format it was capturing in: the session says why and stays
+        /// interrupted; when it returns as it was, the session resumes.
+        @Test func aReturnedCameraWithoutItsFormatLeavesTheSessionInterrupted() async throws {
+            let camera = try makeTestCamera("fewer formats") {
+                $0.sizes = [.init(width: 320, height: 240), .init(width: 160, height: 120)]
+                $0.pixelFormats = [.nv12]
+            }
+            defer {
+                try? camera.simulateReconnect()
+                CaptureDevice.removeVirtualDevice(camera)
+            }
+            let output = CaptureVideoDataOutput()
+            let recorder = SampleRecorder()
+            recorder.attach(to: output)
+            let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [output])
+            let capturing = camera.activeFormat
+            let other = try #require(camera.formats.first { $0 != capturing })
+            let events = EventRecorder(session)
+            try await session.start()
+            defer { try? session.stopRunning() }
+            #expect(await recorder.samples.wait(forCount: 3, timeout: .seconds(30)))
+
+            try camera.simulateDisconnect()
+            #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID))))
+            try camera.simulateReconnect(offering: [other])
+            #expect(await events.wait(for: .resumeFailed(camera.uniqueID, .unsupportedFormat)))
+            #expect(session.state == .interrupted)
+            #expect(!events.events.items.contains(.interruptionEnded))
+
+            try camera.simulateDisconnect()
+            try camera.simulateReconnect()
+            #expect(await events.wait(for: .interruptionEnded))
+            let countAtReturn = recorder.samples.count
+            #expect(await recorder.samples.wait(forCount: countAtReturn + 3, timeout: .seconds(30)))
+            #expect(recorder.samples.items.allSatisfy { $0.width == capturing.width && $0.height == capturing.height })
+        }
+
+        /// Another camera appearing never takes the lost one's place.
+        @Test func aDifferentCameraDoesNotResumeTheSession() async throws {
+            let camera = try makeTestCamera("lost")
+            defer {
+                try? camera.simulateReconnect()
+                CaptureDevice.removeVirtualDevice(camera)
+            }
+            let session = try makeSession(camera: camera, outputs: [CaptureVideoDataOutput()])
+            let events = EventRecorder(session)
+            try await session.start()
+            defer { try? session.stopRunning() }
+            try camera.simulateDisconnect()
+            #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID))))
+            let newcomer = try makeTestCamera("newcomer")
+            defer { CaptureDevice.removeVirtualDevice(newcomer) }
+            #expect(CaptureDevice.DiscoverySession(deviceTypes: [.virtual], mediaType: .video, position: .unspecified)
+                .devices.contains { $0.uniqueID == newcomer.uniqueID })
+            let resumed = await events.events.wait(timeout: .milliseconds(500)) { $0.contains(.interruptionEnded) }
+            #expect(!resumed)
+            #expect(session.state == .interrupted)
+            #expect((session.inputs.first as? CaptureDeviceInput)?.device.uniqueID == camera.uniqueID)
+        }
+    }
+}
