@@ -43,6 +43,13 @@ public final class SampleBuffer: Sendable {
         self.compressedFrame = compressedFrame
     }
 
+    /// The same sample under another sequence number (a stream that numbers on across a
+    /// device's return).
+    func renumbered(_ sequenceNumber: UInt64) -> SampleBuffer {
+        SampleBuffer(media: media, presentationTimeStamp: presentationTimeStamp, duration: duration,
+                     sequenceNumber: sequenceNumber, compressedFrame: compressedFrame)
+    }
+
     /// The video frame, or nil for audio (`CMSampleBufferGetImageBuffer`).
     public var pixelBuffer: PixelBuffer? {
         if case .video(let buffer) = media { return buffer }

@@ -201,5 +201,66 @@ extension RealTimeCaptureTests {
             #expect(session.state == .interrupted)
             #expect((session.inputs.first as? CaptureDeviceInput)?.device.uniqueID == camera.uniqueID)
         }
+
+        /// The same through the V4L2 backend, over a scripted camera in a made-up /dev: it
+        /// answers ENODEV mid-recording and cannot be opened, then answers again; the session
+        /// resumes by itself and the movie holds the frames from before and after the gap.
+        @Test func aV4L2RecordingResumesAfterReplug() async throws {
+            let camera = try ReturnableScriptedCamera { returned in
+                var script = V4L2Fixtures.yuyvScript()
+                script.paceNanoseconds = 33_333_333   // stamped with their deadlines, as a camera does
+                script.frames = (0..<(returned ? 300 : 30)).map {
+                    ScriptedV4L2Device.Frame(bytes: [UInt8](repeating: UInt8($0 % 200), count: V4L2Fixtures.width * 2 * V4L2Fixtures.height),
+                                             sequence: UInt32($0), timestamp: 0)
+                }
+                script.endErrno = returned ? nil : ENODEV
+                return script
+            }
+            let device = DeviceRegistry.shared.device(for: try camera.backend())
+            let movie = CaptureMovieFileOutput()
+            movie.interruptionBehavior = .continueRecording
+            let output = CaptureVideoDataOutput()
+            let frames = SampleRecorder(label: "tests.v4l2.replug")
+            frames.attach(to: output)
+            let session = try makeSession(camera: device, preset: .inputPriority, outputs: [movie, output])
+            let events = EventRecorder(session)
+            let url = MovieFiles.path("v4l2-replug", "mkv")
+            defer { try? FileManager.default.removeItem(at: url) }
+            try await session.start()
+            defer { try? session.stopRunning() }
+            try movie.startRecording(to: url)
+            #expect(await frames.samples.wait(forCount: 10, timeout: .seconds(30)))
+            camera.opener.openErrno = ENODEV      // from now on the node answers nothing
+            #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: device.uniqueID)), timeout: .seconds(30)))
+            let lastBefore = try #require(frames.samples.items.last)
+            camera.returned.set()
+            camera.opener.openErrno = nil         // back
+            #expect(await events.wait(for: .interruptionEnded, timeout: .seconds(30)))
+            let countAtReturn = frames.samples.count
+            #expect(await frames.samples.wait(forCount: countAtReturn + 10, timeout: .seconds(30)))
+            let recorded = await movie.finishRecording()
+            try await session.stop()
+
+            let accounting = frames.accounting
+            #expect(accounting.isComplete, "\(accounting)")
+            let firstAfter = try #require(frames.samples.items.first { $0.sequenceNumber > lastBefore.sequenceNumber })
+            #expect(firstAfter.sample.presentationTimeStamp > lastBefore.sample.presentationTimeStamp)
+            #expect(recorded.error == nil, "\(String(describing: recorded.error))")
+            #expect(recorded.videoGaps.count == 1, "\(recorded.videoGaps)")
+            // A returned camera starts its own frame clock: each side of the gap is on a grid of
+            // its own, and the gap ends where the first frame after it starts.
+            let gap = try #require(recorded.videoGaps.first)
+            let times = try MovieTimeline(url.path, frameDuration: frameDuration(fps: 30)).times
+            #expect(times.count == recorded.videoFrameCount)
+            let before = times.filter { $0 < gap.start.seconds }, after = times.filter { $0 >= gap.start.seconds }
+            #expect(before.count >= 10 && after.count >= 10, "\(before.count) frames before the gap, \(after.count) after")
+            #expect(abs((after.first ?? 0) - (gap.start + gap.duration).seconds) < 0.0011, "the gap ends at the first frame after it")
+            for side in [before, after] {
+                let slots = zip(side, side.dropFirst()).map { ($1 - $0) * 30 }
+                #expect(slots.allSatisfy { abs($0 - $0.rounded()) < 0.04 && $0.rounded() >= 1 }, "frames off their grid: \(slots)")
+                let holes = slots.map { Int($0.rounded()) - 1 }.reduce(0, +)
+                #expect(holes <= recorded.droppedSampleCount, "\(holes) frames missing, \(recorded.droppedSampleCount) reported")
+            }
+        }
     }
 }

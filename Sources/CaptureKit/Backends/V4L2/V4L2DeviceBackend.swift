@@ -15,6 +15,8 @@ final class V4L2DeviceBackend: DeviceBackend, CameraControlBackend, Configurable
     let unsupportedFourCCs: [V4L2FourCC]
     let bufferCount: Int
     private let opener: any V4L2DeviceOpener
+    /// Where to look for the camera when it comes back after a loss.
+    private let discovery: V4L2Discovery
     private let controlCache: Mutex<[CaptureDevice.Control]>
     private let gone = Atomic<Bool>(false)
     /// The buffers of the latest stream, alive until its last lent frame is released.
@@ -31,10 +33,15 @@ final class V4L2DeviceBackend: DeviceBackend, CameraControlBackend, Configurable
     var devicePath: String { node.path }
 
     /// Reads the node's formats and controls.
-    init(node: V4L2Node, opener: any V4L2DeviceOpener, bufferCount: Int = V4L2DeviceBackend.defaultBufferCount) throws(CaptureError) {
+    /// `discovery` is where the camera is looked for after a loss; by default the node's own
+    /// directory.
+    init(node: V4L2Node, opener: any V4L2DeviceOpener, bufferCount: Int = V4L2DeviceBackend.defaultBufferCount,
+         discovery: V4L2Discovery? = nil) throws(CaptureError) {
         self.node = node
         self.opener = opener
         self.bufferCount = bufferCount
+        let directory = String(node.path[..<(node.path.lastIndex(of: "/") ?? node.path.startIndex)])
+        self.discovery = discovery ?? V4L2Discovery(devDirectory: directory.isEmpty ? "/" : directory, opener: opener)
         descriptor = node.descriptor
         let io = try opener.open(node.path)
         defer { io.close() }
@@ -57,8 +64,8 @@ final class V4L2DeviceBackend: DeviceBackend, CameraControlBackend, Configurable
         return true
     }
 
-    /// Marks the device as gone (its node returned ENODEV).
-    func markGone() { gone.store(true, ordering: .releasing) }
+    /// Marks the device as gone (its node returned ENODEV), or back.
+    func markGone(_ isGone: Bool = true) { gone.store(isGone, ordering: .releasing) }
 
     var controls: DeviceControls { V4L2ControlSet.capabilities(of: cameraControls) }
 
@@ -135,7 +142,23 @@ final class V4L2DeviceBackend: DeviceBackend, CameraControlBackend, Configurable
     func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream {
         try checkStartable(configuration.format)
         waitForPreviousStream()
-        let io = try opener.open(node.path)
+        let first = try capture(at: node.path, configuration)
+        let opener = self.opener
+        let watch = V4L2ReturnWatch(uniqueID: descriptor.uniqueID, lastPath: node.path, discovery: discovery)
+        return V4L2Stream(first: first, frameDuration: configuration.frameDuration, sink: sink,
+                          nodeExists: { opener.nodeExists($0) },
+                          reopen: { [weak self] () throws(CaptureError) -> V4L2Stream.Capture? in
+                              guard let self, let returned = watch.returnedNode() else { return nil }
+                              return try self.capture(at: returned.path, configuration)
+                          },
+                          onDeviceGone: { [weak self] in self?.markGone() },
+                          onDeviceBack: { [weak self] in self?.markGone(false) })
+    }
+
+    /// Opens the node at `path`, applies `configuration` exactly (a substitution is
+    /// `.unsupportedFormat`), maps the buffers and starts streaming.
+    private func capture(at path: String, _ configuration: StreamConfiguration) throws(CaptureError) -> V4L2Stream.Capture {
+        let io = try opener.open(path)
         let ring: V4L2BufferRing
         let reader: V4L2FrameReader
         let applied: StreamConfiguration
@@ -159,7 +182,6 @@ final class V4L2DeviceBackend: DeviceBackend, CameraControlBackend, Configurable
             throw error
         }
         previousRing.withLock { $0.ring = ring }
-        let opener = self.opener
-        return V4L2Stream(ring: ring, reader: reader, sink: sink, nodeExists: { opener.nodeExists($0) }) { [weak self] in self?.markGone() }
+        return V4L2Stream.Capture(ring: ring, reader: reader)
     }
 }

@@ -31,7 +31,7 @@ final class V4L2DeviceProvider: DeviceProvider {
         for node in nodes {
             if let kept = previous.first(where: { $0.node == node && $0.isConnected }) {
                 backends.append(kept)
-            } else if let made = try? V4L2DeviceBackend(node: node, opener: discovery.opener) {
+            } else if let made = try? V4L2DeviceBackend(node: node, opener: discovery.opener, discovery: discovery) {
                 backends.append(made)
             }
         }

@@ -1,52 +1,139 @@
 import Glibc
+import Synchronization
 
 /// A running V4L2 capture: one thread waits in poll(2) on the node, dequeues every filled
 /// buffer, and hands frames to the sink as soon as they arrive, so consumers always get the
 /// newest frame the driver has. Stops with VIDIOC_STREAMOFF; the node closes once no frame is
 /// held any more (see ``V4L2BufferRing``).
+///
+/// The stream outlives its camera: when the node goes away (ENODEV, or the node vanished) it
+/// reports `.disconnected`, lets go of the node (drivers such as vivid return only once every
+/// handle is closed) and asks `reopen` every ``returnPollMilliseconds`` until the same camera
+/// is back; then it streams again with the same configuration and reports `.reconnected`, the
+/// frames missed meanwhile reported as skipped and the frame numbers running on.
 final class V4L2Stream: DeviceStream {
-    private let ring: V4L2BufferRing
+    /// An open, streaming node.
+    struct Capture {
+        var ring: V4L2BufferRing
+        var reader: V4L2FrameReader
+    }
+
+    /// Opens the camera again once it is back: nil while it is not, an error when it is back
+    /// but cannot capture with the stream's configuration.
+    typealias Reopen = @Sendable () throws(CaptureError) -> Capture?
+
     private let worker: WorkerThread
+    private let current = CurrentRing()
+
+    /// The ring in use, so `stop()` reaches the latest one, and whether `stop()` came.
+    private final class CurrentRing: Sendable {
+        let state = Mutex<(ring: V4L2BufferRing?, stopped: Bool)>((nil, false))
+    }
 
     /// How long one wait lasts: bounds how long `stop()` takes.
     static let pollMilliseconds: Int32 = 50
     /// How many error wake-ups without a buffer or an error code mean the stream is dead.
     static let maximumIdleErrors = 40
+    /// How often a lost camera is looked for: well within a second of its return.
+    static let returnPollMilliseconds: Int64 = 200
 
-    init(ring: V4L2BufferRing, reader: V4L2FrameReader, sink: StreamSink, nodeExists: @escaping @Sendable (String) -> Bool,
-         onDeviceGone: @escaping @Sendable () -> Void) {
-        self.ring = ring
-        let box = ReaderBox(reader)
+    init(first: Capture, frameDuration: MediaTime, sink: StreamSink, nodeExists: @escaping @Sendable (String) -> Bool,
+         reopen: @escaping Reopen, onDeviceGone: @escaping @Sendable () -> Void, onDeviceBack: @escaping @Sendable () -> Void) {
+        let current = self.current
+        current.state.withLock { $0.ring = first.ring }
+        let box = CaptureBox(first)
         worker = WorkerThread(name: "CaptureKit.v4l2") { thread in
-            Self.run(thread, ring: ring, reader: box.reader, sink: sink, nodeExists: nodeExists, onDeviceGone: onDeviceGone)
+            var capture = box.capture
+            var numbering = Renumbering(frameDuration: frameDuration.nanoseconds ?? 0)
+            while !thread.isStopping {
+                guard Self.stream(thread, capture, sink: sink, numbering: &numbering, nodeExists: nodeExists) else { return }
+                // Gone: let go of the node, then wait for the camera to come back.
+                onDeviceGone()
+                sink.event(.disconnected)
+                capture.ring.stop()
+                current.state.withLock { $0.ring = nil }
+                guard let back = Self.waitForReturn(thread, reopen: reopen, sink: sink) else { return }
+                let stopped = current.state.withLock { state -> Bool in
+                    if !state.stopped { state.ring = back.ring }
+                    return state.stopped
+                }
+                if stopped {
+                    back.ring.stop()
+                    return
+                }
+                capture = back
+                numbering.resume()
+                onDeviceBack()
+                sink.event(.reconnected)
+            }
         }
     }
 
     func stop() {
         worker.stop()
-        ring.stop()
+        let ring = current.state.withLock { state -> V4L2BufferRing? in
+            state.stopped = true
+            return state.ring
+        }
+        ring?.stop()
     }
 
-    /// Moves the reader (used by the stream thread only) onto that thread.
-    private final class ReaderBox: @unchecked Sendable {
-        let reader: V4L2FrameReader
-        init(_ reader: V4L2FrameReader) { self.reader = reader }
+    /// Moves the first capture (whose reader is used by the stream thread only) onto that thread.
+    private final class CaptureBox: @unchecked Sendable {
+        let capture: Capture
+        init(_ capture: Capture) { self.capture = capture }
     }
 
-    private static func run(_ thread: WorkerThread, ring: V4L2BufferRing, reader: V4L2FrameReader, sink: StreamSink,
-                            nodeExists: (String) -> Bool, onDeviceGone: @Sendable () -> Void) {
-        let io = ring.io
+    /// Frame numbers that run on across a return: the driver counts from 0 again on the
+    /// returned node, so its numbers are shifted past the last frame before the loss plus the
+    /// frames the camera could not capture while it was away (from the timestamps).
+    struct Renumbering {
+        let frameDuration: Int64
+        private var last: (number: UInt64, end: Int64)?
+        private var offset: Int64 = 0
+        private var resuming = false
+
+        init(frameDuration: Int64) { self.frameDuration = frameDuration }
+
+        mutating func resume() { resuming = true }
+
+        /// The sample as delivered, and how many frames the gap before it stands for.
+        mutating func number(_ sample: SampleBuffer) -> (SampleBuffer, missed: Int) {
+            var missed = 0
+            if resuming, let last {
+                resuming = false
+                let start = sample.presentationTimeStamp.nanoseconds ?? last.end
+                if frameDuration > 0, start > last.end {
+                    missed = Int((Double(start - last.end) / Double(frameDuration)).rounded())
+                }
+                offset = Int64(last.number) + 1 + Int64(missed) - Int64(sample.sequenceNumber)
+            }
+            let numbered = offset == 0 ? sample : sample.renumbered(UInt64(Int64(sample.sequenceNumber) + offset))
+            last = (numbered.sequenceNumber, (numbered.presentationTimeStamp + numbered.duration).nanoseconds ?? 0)
+            return (numbered, missed)
+        }
+    }
+
+    /// Streams from `capture` until stopped (false) or the node goes away (true); a fatal error
+    /// is reported and ends the stream (false).
+    private static func stream(_ thread: WorkerThread, _ capture: Capture, sink: StreamSink, numbering: inout Renumbering,
+                               nodeExists: (String) -> Bool) -> Bool {
+        let io = capture.ring.io
         var idleErrors = 0
         do throws(CaptureError) {
             while !thread.isStopping {
                 let ready = try io.poll(timeoutMilliseconds: pollMilliseconds)
                 if ready == .timeout { continue }
                 var dequeued = false
-                while !thread.isStopping, let buffer = try io.dequeueBuffer(bufferType: ring.bufferType) {
+                while !thread.isStopping, let buffer = try io.dequeueBuffer(bufferType: capture.ring.bufferType) {
                     dequeued = true
-                    let outcome = reader.read(buffer)
+                    let outcome = capture.reader.read(buffer)
                     if outcome.droppedCount > 0 { sink.event(.droppedFrames(count: outcome.droppedCount)) }
-                    if let sample = outcome.sample { sink.deliver(sample) }
+                    if let sample = outcome.sample {
+                        let (numbered, missed) = numbering.number(sample)
+                        if missed > 0 { sink.event(.droppedFrames(count: missed)) }
+                        sink.deliver(numbered)
+                    }
                 }
                 guard ready == .failed, !dequeued else {
                     idleErrors = 0
@@ -64,13 +151,27 @@ final class V4L2Stream: DeviceStream {
                 MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + 5_000_000)
             }
         } catch {
-            guard !thread.isStopping else { return }
-            if error.code == .deviceDisconnected {
-                onDeviceGone()
-                sink.event(.disconnected)
-            } else {
-                sink.event(.failed(error))
-            }
+            guard !thread.isStopping else { return false }
+            if error.code == .deviceDisconnected { return true }
+            sink.event(.failed(error))
         }
+        return false
+    }
+
+    /// Asks `reopen` until the camera is back (its capture) or the stream is stopped (nil). A
+    /// camera back that cannot capture as before is reported once per return.
+    private static func waitForReturn(_ thread: WorkerThread, reopen: Reopen, sink: StreamSink) -> Capture? {
+        var refused = false
+        while !thread.isStopping {
+            do {
+                if let capture = try reopen() { return capture }
+                refused = false
+            } catch {
+                if !refused { sink.event(.cannotResume(error)) }
+                refused = true
+            }
+            MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + returnPollMilliseconds * 1_000_000)
+        }
+        return nil
     }
 }
