@@ -1,7 +1,8 @@
 # Guest script (scripts/vm/run.sh scripts/vm/guest-tests.sh): the V4L2 integration suites of
-# the debug test bundle scripts/test.sh built, then the ALSA suites on snd-aloop. Three
+# the debug test bundle scripts/test.sh built, then the ALSA suites on snd-aloop. Four
 # processes: the disconnect suite leaves the second vivid device failing every call until
-# CaptureKit lets go of it, so it runs after the other V4L2 suites and alone.
+# CaptureKit lets go of it, so it runs after the other V4L2 suites and alone; so does the
+# replug suite, which unplugs it again and waits for it to come back.
 bundle="$CAPTUREKIT_VM_BIN/CaptureKitPackageTests.xctest"
 
 # suites NAME SWIFT-TESTING-ARGS...: a step that also fails (status 3) when no test ran, since a
@@ -14,7 +15,9 @@ suites() {
   fi
 }
 
-suites integration --filter V4L2IntegrationTests --skip DisconnectTests
+suites integration --filter V4L2IntegrationTests --skip 'DisconnectTests|ReplugTests'
 suites disconnect --filter 'V4L2IntegrationTests/DisconnectTests'
+# A camera lost and back mid-recording (vivid's Disconnect again, on a fresh process).
+suites replug --filter 'V4L2IntegrationTests/ReplugTests'
 # The ALSA backend on snd-aloop's loopback sound card.
 suites alsa --filter 'ALSAIntegrationTests'

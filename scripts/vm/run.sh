@@ -10,7 +10,8 @@
 # its working directory is a writable share (.vm-cache/runs/NAME), also its path on the host.
 # It is sourced by a prologue that defines `step NAME COMMAND...`: each step's output goes to
 # NAME.log and its status to NAME.rc; the run passes when every step ran and returned 0.
-#   VM_TIMEOUT=s   hard limit for the whole VM (default 360)
+#   VM_TIMEOUT=s   hard limit for the whole VM (default 900: the suites take ~2.5 min quiet and
+#                  up to ~6 min beside two CPU hogs under software emulation)
 #   VM_SMP=n       guest CPUs (default: the host's, at most 4)
 #   VM_VERBOSE=1   print the guest's console and every step log, not only failed ones
 #   CAPTUREKIT_BENCH_*   passed into the guest
@@ -64,7 +65,7 @@ smp=${VM_SMP:-$(nproc)}; [ "$smp" -le 4 ] || smp=4
 vividopts="n_devs=2:node_types=0x1,0x1:num_inputs=1,1:input_types=0,0"
 t0=$(date +%s)
 set +e
-timeout --foreground -k 10 "${VM_TIMEOUT:-360}" qemu-system-x86_64 \
+timeout --foreground -k 10 "${VM_TIMEOUT:-900}" qemu-system-x86_64 \
   -accel tcg,thread=multi -cpu max -machine q35 -smp "$smp" -m 2048 \
   -nodefaults -no-user-config -display none -no-reboot -serial stdio -monitor none \
   -kernel "$vm/vmlinux" -initrd "$vm/initramfs.cpio.gz" \
@@ -80,7 +81,7 @@ elapsed=$(( $(date +%s) - t0 ))
 
 # qemu's status says nothing about the tests: the *.rc files do.
 failed=0
-[ "$qemu_rc" = 0 ] || { echo "vm: qemu exited with $qemu_rc (124: timed out after ${VM_TIMEOUT:-360} s)" >&2; failed=1; }
+[ "$qemu_rc" = 0 ] || { echo "vm: qemu exited with $qemu_rc (124: timed out after ${VM_TIMEOUT:-900} s)" >&2; failed=1; }
 [ -f "$share/guest.rc" ] || { echo "vm: the guest script did not finish" >&2; failed=1; }
 steps=$(cat "$share/steps" 2>/dev/null || true)
 [ -n "$steps" ] || { echo "vm: the guest ran no step" >&2; failed=1; }

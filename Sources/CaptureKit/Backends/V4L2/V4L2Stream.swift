@@ -43,14 +43,15 @@ final class V4L2Stream: DeviceStream {
         current.state.withLock { $0.ring = first.ring }
         let box = CaptureBox(first)
         worker = WorkerThread(name: "CaptureKit.v4l2") { thread in
-            var capture = box.capture
+            var next = box.take()
             var numbering = Renumbering(frameDuration: frameDuration.nanoseconds ?? 0)
-            while !thread.isStopping {
-                guard Self.stream(thread, capture, sink: sink, numbering: &numbering, nodeExists: nodeExists) else { return }
-                // Gone: let go of the node, then wait for the camera to come back.
+            while !thread.isStopping, next != nil {
+                // The capture moves into `stream`, which stops it: once it returns, no reference
+                // to the old ring is left here, so its descriptor closes when consumers let go.
+                guard Self.stream(thread, &next, sink: sink, numbering: &numbering, nodeExists: nodeExists) else { return }
+                // Gone: wait for the camera to come back.
                 onDeviceGone()
                 sink.event(.disconnected)
-                capture.ring.stop()
                 current.state.withLock { $0.ring = nil }
                 guard let back = Self.waitForReturn(thread, reopen: reopen, sink: sink) else { return }
                 let stopped = current.state.withLock { state -> Bool in
@@ -61,7 +62,7 @@ final class V4L2Stream: DeviceStream {
                     back.ring.stop()
                     return
                 }
-                capture = back
+                next = back
                 numbering.resume()
                 onDeviceBack()
                 sink.event(.reconnected)
@@ -78,10 +79,15 @@ final class V4L2Stream: DeviceStream {
         ring?.stop()
     }
 
-    /// Moves the first capture (whose reader is used by the stream thread only) onto that thread.
+    /// Moves the first capture (whose reader is used by the stream thread only) onto that
+    /// thread, which takes it out once: the box must not keep the ring alive after a loss.
     private final class CaptureBox: @unchecked Sendable {
-        let capture: Capture
+        private var capture: Capture?
         init(_ capture: Capture) { self.capture = capture }
+        func take() -> Capture? {
+            defer { capture = nil }
+            return capture
+        }
     }
 
     /// Frame numbers that run on across a return: the driver counts from 0 again on the
@@ -114,10 +120,13 @@ final class V4L2Stream: DeviceStream {
         }
     }
 
-    /// Streams from `capture` until stopped (false) or the node goes away (true); a fatal error
-    /// is reported and ends the stream (false).
-    private static func stream(_ thread: WorkerThread, _ capture: Capture, sink: StreamSink, numbering: inout Renumbering,
+    /// Takes the capture out of `next` and streams from it until stopped (false) or the node
+    /// goes away (true, the ring stopped and let go); a fatal error is reported and ends the
+    /// stream (false).
+    private static func stream(_ thread: WorkerThread, _ next: inout Capture?, sink: StreamSink, numbering: inout Renumbering,
                                nodeExists: (String) -> Bool) -> Bool {
+        guard let capture = next.take() else { return false }
+        defer { capture.ring.stop() }
         let io = capture.ring.io
         var idleErrors = 0
         do throws(CaptureError) {

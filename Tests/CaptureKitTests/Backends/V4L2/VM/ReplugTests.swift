@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+@testable import CaptureKit
+
+extension RealTimeCaptureTests.V4L2IntegrationTests {
+    /// A real driver's camera lost and back mid-recording: vivid's "Disconnect" makes every call
+    /// fail with ENODEV, as an unplugged USB camera does, and vivid connects again once the last
+    /// handle of the old stream is closed — which CaptureKit does when it sees the loss. The
+    /// harness runs this suite in a process of its own, after the disconnect suite.
+    @Suite struct ReplugTests {
+        @Test func vividRecordingResumesAfterReplug() async throws {
+            let node = VMEnvironment.vivid(1)
+            let device = try VMEnvironment.device(at: node)
+            try VMCapture.configure(device, try VMCapture.format(device, fourCC: "YUYV", width: 320, height: 180), fps: 25)
+            let movie = CaptureMovieFileOutput()
+            movie.interruptionBehavior = .continueRecording
+            // The witness keeps converted copies, never the driver's buffers: holding those would
+            // keep the old node open, and vivid comes back only once it is closed.
+            let frames = CaptureVideoDataOutput()
+            frames.alwaysDiscardsLateVideoFrames = false
+            frames.videoSettings = VideoTarget(pixelFormat: .bgra)
+            let witness = SampleRecorder(label: "tests.vm.replug")
+            witness.attach(to: frames)
+            let session = try VMCapture.session(device, outputs: [movie, frames])
+            let events = EventRecorder(session)
+            let url = MovieFiles.path("vivid-replug", "mp4")
+            defer { try? FileManager.default.removeItem(at: url) }
+            try await session.start()
+            defer { try? session.stopRunning() }
+            try movie.startRecording(to: url)
+            #expect(await witness.samples.wait(forCount: 25, timeout: .seconds(30)), "frames before the unplug")
+
+            try V4L2Ctl.set(node, ["disconnect": "1"])
+            #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: device.uniqueID)), timeout: .seconds(20)),
+                    "events: \(events.events.items)")
+            let lost = MonotonicClock.nanoseconds()
+            let lastBefore = try #require(witness.samples.items.last)
+            #expect(await events.wait(for: .interruptionEnded, timeout: .seconds(20)), "events: \(events.events.items)")
+            print("vm replug: interruption ended \(Double(MonotonicClock.nanoseconds() - lost) / 1e6) ms after the loss")
+            let countAtReturn = witness.samples.count
+            #expect(await witness.samples.wait(forCount: countAtReturn + 25, timeout: .seconds(30)), "frames after the return")
+            let recorded = await movie.finishRecording()
+            try await session.stop()
+
+            // Frames after the return: later, numbered on, every one accounted for.
+            let firstAfter = try #require(witness.samples.items.first { $0.sequenceNumber > lastBefore.sequenceNumber })
+            #expect(firstAfter.sample.presentationTimeStamp > lastBefore.sample.presentationTimeStamp)
+            let accounting = witness.accounting
+            #expect(accounting.isComplete, "\(accounting)")
+            let times = witness.samples.items.map(\.sample.presentationTimeStamp)
+            #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "timestamps increase")
+            // One file, playable, with the frames from before and after the gap.
+            #expect(recorded.error == nil, "\(String(describing: recorded.error))")
+            let gap = try #require(recorded.videoGaps.first, "no gap recorded: \(recorded)")
+            try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", url.path, "-f", "null", "-"])
+            let packets = try ProbedMovie.videoTimestamps(url.path)
+            #expect(packets.count == recorded.videoFrameCount)
+            #expect(packets.filter { $0 < gap.start.seconds }.count >= 10, "frames before the gap: \(packets)")
+            #expect(packets.filter { $0 >= (gap.start + gap.duration).seconds - 0.001 }.count >= 10, "frames after the gap: \(packets)")
+        }
+    }
+}
