@@ -27,7 +27,8 @@ def main(url):
     seen = {}
     try:
         driver.get(url)
-        wait = WebDriverWait(driver, 20)
+        # A deadline for each step, not a rate: generous, for a loaded machine.
+        wait = WebDriverWait(driver, 60)
         live = driver.find_element(By.ID, "live")
         wait.until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", live))
         seen["pictureWidth"] = driver.execute_script("return arguments[0].naturalWidth", live)

@@ -3,8 +3,10 @@ import Testing
 @testable import CaptureKit
 
 extension RealTimeCaptureTests {
-    /// `capture levels` as a user runs it, on a daemon-less ALSA microphone.
-    @Suite(.serialized)
+    /// `capture levels` as a user runs it, on a daemon-less ALSA microphone. The durations are
+    /// what the command meters for, counted from the session's start: long enough that a loaded
+    /// machine's late first buffers still leave meters to read.
+    @Suite(.serialized, .tags(.childProcess))
     struct LevelsCommandTests {
         func runCapture(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
             let process = Process()
@@ -22,7 +24,7 @@ extension RealTimeCaptureTests {
 
         @Test func metersOfAnALSAToneReadItsLevel() throws {
             let pcm = try ALSAFixtures.toneMicrophone(frequency: 1000, level: -6)
-            let result = try runCapture(["levels", "--audio-device", "alsa:\(pcm)", "--duration", "1s", "--json"])
+            let result = try runCapture(["levels", "--audio-device", "alsa:\(pcm)", "--duration", "2s", "--json"])
             #expect(result.status == 0, "\(result.errors)")
             let report = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
             let channels = try #require(report["channels"] as? [[String: Any]])
@@ -34,7 +36,7 @@ extension RealTimeCaptureTests {
         }
 
         @Test func textMetersShowOneBarPerChannel() throws {
-            let result = try runCapture(["levels", "--duration", "700ms"])
+            let result = try runCapture(["levels", "--duration", "2s"])
             #expect(result.status == 0, "\(result.errors)")
             let meters = result.output.split(separator: "\n").filter { $0.hasPrefix("ch1 ") }
             #expect(!meters.isEmpty, "\(result.output)")

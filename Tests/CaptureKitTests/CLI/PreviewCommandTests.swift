@@ -5,7 +5,7 @@ import Testing
 extension RealTimeCaptureTests {
     /// `capture preview` as a user runs it: the web page's URL is printed and guarded by its
     /// token, Ctrl-C ends it cleanly, and a window without a display is a clear error.
-    @Suite(.serialized)
+    @Suite(.serialized, .tags(.childProcess))
     struct PreviewCommandTests {
         @Test(.enabled(if: PreviewPrerequisites.runnable(["curl"])))
         func webPrintsATokenURLServesTheStatusAndEndsOnInterrupt() throws {

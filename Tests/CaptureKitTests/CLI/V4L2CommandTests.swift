@@ -4,7 +4,7 @@ import Testing
 
 /// `capture controls` as a user runs it: a device without controls says so, and changing a
 /// control it does not have fails with the reason.
-@Suite("V4L2Command")
+@Suite("V4L2Command", .tags(.childProcess), .excludable)
 struct V4L2CommandTests {
     private func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let executable = try #require(MovieFiles.captureExecutable, "the capture executable is built beside the tests (swift build --build-tests)")

@@ -3,8 +3,10 @@ import Testing
 @testable import CaptureKit
 
 /// `AssetImageGenerator`, checked against ffmpeg's own decodes of the same files (pixels by
-/// PSNR), ffprobe's keyframe list and sizes, and pictures with a known coloured corner.
-@Suite("AssetImageGenerator", .timeLimit(.minutes(3)))
+/// PSNR), ffprobe's keyframe list and sizes, and pictures with a known coloured corner (the
+/// media and the oracles are the ffmpeg command line: child processes; the arithmetic and
+/// in-memory tests need none).
+@Suite("AssetImageGenerator", .timeLimit(.minutes(3)), .excludable)
 struct AssetImageGeneratorTests {
     private static let frame = MediaTime(value: 1, timescale: 30)
 
@@ -16,7 +18,7 @@ struct AssetImageGeneratorTests {
 
     // MARK: Transform and size
 
-    @Test func rotatedVideoIsPortraitWithTheTransformAndLandscapeWithout() throws {
+    @Test(.tags(.childProcess)) func rotatedVideoIsPortraitWithTheTransformAndLandscapeWithout() throws {
         let asset = try MediaAsset(url: try FileFixtures.rotated())
         #expect(asset.naturalSize == MediaAsset.Size(width: 160, height: 120))
         #expect(asset.preferredTransform.rotation % 180 == 90)
@@ -33,7 +35,7 @@ struct AssetImageGeneratorTests {
         #expect(FileFixtures.psnr(upright.packedBytes(), reference) >= 40)
     }
 
-    @Test func maximumSizeKeepsTheAspectRatioAndNeverEnlarges() throws {
+    @Test(.tags(.childProcess)) func maximumSizeKeepsTheAspectRatioAndNeverEnlarges() throws {
         let generator = AssetImageGenerator(asset: try MediaAsset(url: try FileFixtures.mp4()))
         let cases: [((Int, Int), (Int, Int))] = [
             ((100, 0), (100, 75)), ((0, 60), (80, 60)), ((100, 50), (67, 50)), ((0, 0), (320, 240)),
@@ -52,7 +54,7 @@ struct AssetImageGeneratorTests {
         #expect(FileFixtures.psnr(small.packedBytes(), reference) >= 35)
     }
 
-    @Test func maximumSizeAppliesAfterTheTransform() throws {
+    @Test(.tags(.childProcess)) func maximumSizeAppliesAfterTheTransform() throws {
         let generator = AssetImageGenerator(asset: try MediaAsset(url: try FileFixtures.rotated()))
         generator.maximumSize = MediaAsset.Size(width: 100, height: 0)
         var image = try generator.copyImage(at: .zero).image
@@ -78,7 +80,7 @@ struct AssetImageGeneratorTests {
 
     /// Each quarter turn moves the red top-left block where a clockwise turn puts it, and the
     /// whole picture matches ffmpeg's own upright decode.
-    @Test(arguments: [90, 180, 270])
+    @Test(.tags(.childProcess), arguments: [90, 180, 270])
     func rotationTurnsThePixels(tag: Int) throws {
         let asset = try MediaAsset(url: try ThumbnailFixtures.corner(rotate: tag))
         let rotation = asset.preferredTransform.rotation
@@ -100,13 +102,13 @@ struct AssetImageGeneratorTests {
         #expect(FileFixtures.psnr(image.packedBytes(), try ThumbnailFixtures.ffmpegFrame(asset.fileURL)) >= 40)
     }
 
-    @Test func everyQuarterTurnIsCovered() throws {
+    @Test(.tags(.childProcess)) func everyQuarterTurnIsCovered() throws {
         let rotations = try Set([90, 180, 270].map { try MediaAsset(url: try ThumbnailFixtures.corner(rotate: $0)).preferredTransform.rotation })
         #expect(rotations == [90, 180, 270])
     }
 
     /// A textured movie turned upright, at an exact frame, matches ffmpeg pixel for pixel (PSNR).
-    @Test(arguments: [90, 270])
+    @Test(.tags(.childProcess), arguments: [90, 270])
     func rotatedExactFrameMatchesFFmpeg(tag: Int) throws {
         let asset = try MediaAsset(url: try ThumbnailFixtures.gop(rotate: tag))
         let generator = exact(AssetImageGenerator(asset: asset))
@@ -139,46 +141,11 @@ struct AssetImageGeneratorTests {
         }
     }
 
-    /// A portrait movie recorded by CaptureKit itself (its rotation is a display matrix): the
-    /// 100-pixel cover image is upright, and its frames are ffmpeg's upright frames.
-    @Test func portraitRecordingGivesAnUprightCover() async throws {
-        let movie = CaptureMovieFileOutput()
-        movie.maxRecordedDuration = MediaTime(value: 1, timescale: 1)
-        let (session, camera, _) = try makeRecordingSession("thumbnail", audio: false, outputs: [movie])
-        defer { CaptureDevice.removeVirtualDevice(camera) }
-        try #require(movie.connection(with: .video)).videoOrientation = .portrait
-        try await session.start()
-        let url = MovieFiles.path("thumbnail-portrait", "mov")
-        let delegate = RecordingRecorder()
-        try movie.startRecording(to: url, recordingDelegate: delegate)
-        #expect(await delegate.finished() != nil, "the recording never finished")
-        try await session.stop()
-
-        let asset = try MediaAsset(url: url)
-        #expect(asset.naturalSize == MediaAsset.Size(width: 320, height: 240))
-        #expect(asset.preferredTransform.rotation == 90)
-        let generator = AssetImageGenerator(asset: asset)
-        generator.appliesPreferredTrackTransform = true
-        generator.maximumSize = MediaAsset.Size(width: 100, height: 0)
-        let (cover, coverTime) = try generator.jpegData(at: .zero)
-        #expect(coverTime == .zero)
-        let coverURL = FileFixtures.directory.appendingPathComponent("thumb-cover-\(UUID().uuidString.prefix(8)).jpg")
-        try cover.write(to: coverURL)
-        #expect(try ThumbnailFixtures.size(coverURL) == (100, 133))
-
-        generator.maximumSize = MediaAsset.Size(width: 0, height: 0)
-        let (image, actual) = try exact(generator).copyImage(at: Self.frame * 15)
-        #expect(actual == Self.frame * 15)
-        #expect((image.width, image.height) == (240, 320))
-        let reference = try ThumbnailFixtures.ffmpegFrame(url, at: 14.5 / 30)
-        #expect(FileFixtures.psnr(image.packedBytes(), reference) >= 40)
-    }
-
     // MARK: Times
 
     /// With zero tolerances each frame is the one ffmpeg decodes there, and its time is exact;
     /// requests go back and forth so the kept decoder seeks both ways.
-    @Test func exactFramesMatchFFmpeg() throws {
+    @Test(.tags(.childProcess)) func exactFramesMatchFFmpeg() throws {
         let url = try ThumbnailFixtures.gop()
         let generator = exact(AssetImageGenerator(asset: try MediaAsset(url: url)))
         for index in [45, 0, 1, 29, 30, 31, 119, 59, 61, 89, 100, 2] {
@@ -196,7 +163,7 @@ struct AssetImageGeneratorTests {
     }
 
     /// Between two frames, the exact picture is the frame on screen: the earlier one.
-    @Test func exactTimeBetweenFramesGivesTheFrameOnScreen() throws {
+    @Test(.tags(.childProcess)) func exactTimeBetweenFramesGivesTheFrameOnScreen() throws {
         let generator = exact(AssetImageGenerator(asset: try MediaAsset(url: try ThumbnailFixtures.gop())))
         for index in [0, 44, 75, 118] {
             let between = MediaTime(value: Int64(index) * 10 + 7, timescale: 300)
@@ -208,7 +175,7 @@ struct AssetImageGeneratorTests {
     }
 
     /// The default (infinite) tolerances give the keyframe at or before the time.
-    @Test func defaultTolerancesGiveTheKeyframeBefore() throws {
+    @Test(.tags(.childProcess)) func defaultTolerancesGiveTheKeyframeBefore() throws {
         let url = try ThumbnailFixtures.gop()
         let keyframes = try ThumbnailFixtures.keyframeTimes(url)
         #expect(keyframes == [0, 1, 2, 3])
@@ -225,7 +192,7 @@ struct AssetImageGeneratorTests {
         }
     }
 
-    @Test func tolerancesBoundTheFrameChosen() throws {
+    @Test(.tags(.childProcess)) func tolerancesBoundTheFrameChosen() throws {
         let generator = AssetImageGenerator(asset: try MediaAsset(url: try ThumbnailFixtures.gop()))
         // 0.1 s before allowed: the first frame of [1.4, 1.5] decoded from the keyframe at 1 s.
         generator.requestedTimeToleranceBefore = MediaTime(value: 1, timescale: 10)
@@ -237,7 +204,7 @@ struct AssetImageGeneratorTests {
         #expect(try generator.copyImage(at: MediaTime(value: 151, timescale: 100)).actualTime == Self.frame * 46)
     }
 
-    @Test func timesOutsideTheFileClamp() throws {
+    @Test(.tags(.childProcess)) func timesOutsideTheFileClamp() throws {
         let asset = try MediaAsset(url: try ThumbnailFixtures.gop())
         let generator = exact(AssetImageGenerator(asset: asset))
         let last = try generator.copyImage(at: Self.frame * 119)
@@ -255,7 +222,7 @@ struct AssetImageGeneratorTests {
 
     // MARK: Photos, encoded thumbnails, async
 
-    @Test func aJPEGPhotoGivesItsImage() throws {
+    @Test(.tags(.childProcess)) func aJPEGPhotoGivesItsImage() throws {
         let url = try ThumbnailFixtures.jpeg()
         let asset = try MediaAsset(url: url)
         #expect(asset.kind == .photo)
@@ -271,7 +238,7 @@ struct AssetImageGeneratorTests {
         #expect((small.width, small.height) == (100, 75))
     }
 
-    @Test func aPNGWithAlphaKeepsItsPixels() throws {
+    @Test(.tags(.childProcess)) func aPNGWithAlphaKeepsItsPixels() throws {
         let url = try ThumbnailFixtures.png()
         let asset = try MediaAsset(url: url)
         #expect(asset.kind == .photo)
@@ -279,7 +246,7 @@ struct AssetImageGeneratorTests {
         #expect(image.packedBytes() == (try ThumbnailFixtures.ffmpegFrame(url)))
     }
 
-    @Test func anAudioFileWithCoverArtGivesTheCover() throws {
+    @Test(.tags(.childProcess)) func anAudioFileWithCoverArtGivesTheCover() throws {
         let asset = try MediaAsset(url: try ThumbnailFixtures.song())
         #expect(asset.tracks.map(\.mediaType) == [.audio])
         let (image, actual) = try AssetImageGenerator(asset: asset).copyImage(at: MediaTime(value: 1, timescale: 2))
@@ -287,7 +254,7 @@ struct AssetImageGeneratorTests {
         #expect(FileFixtures.psnr(image.packedBytes(), try ThumbnailFixtures.ffmpegFrame(try ThumbnailFixtures.jpeg())) >= 40)
     }
 
-    @Test func encodedThumbnailsHaveTheScaledSize() throws {
+    @Test(.tags(.childProcess)) func encodedThumbnailsHaveTheScaledSize() throws {
         let generator = AssetImageGenerator(asset: try MediaAsset(url: try FileFixtures.rotated()))
         generator.maximumSize = MediaAsset.Size(width: 100, height: 0)
         generator.appliesPreferredTrackTransform = true
@@ -308,7 +275,7 @@ struct AssetImageGeneratorTests {
         #expect(throws: CaptureError.self) { try generator.jpegData(at: .zero, quality: 0) }
     }
 
-    @Test func asyncImagesMatchTheSynchronousOnes() async throws {
+    @Test(.tags(.childProcess)) func asyncImagesMatchTheSynchronousOnes() async throws {
         let generator = exact(AssetImageGenerator(asset: try MediaAsset(url: try ThumbnailFixtures.gop())))
         async let a = generator.image(at: Self.frame * 10)
         async let b = generator.image(at: Self.frame * 70)
@@ -340,7 +307,7 @@ struct AssetImageGeneratorTests {
     }
 
     /// The file changes after its asset was made: each damage gives its typed error.
-    @Test func damagedFilesGiveTypedErrors() throws {
+    @Test(.tags(.childProcess)) func damagedFilesGiveTypedErrors() throws {
         let source = try ThumbnailFixtures.gop()
         func damaged(_ name: String, _ damage: (URL) throws -> Void) throws -> AssetImageGenerator {
             let url = try ThumbnailFixtures.copy(of: source, named: name)
@@ -365,7 +332,7 @@ struct AssetImageGeneratorTests {
     }
 
     /// A file whose index promises more than it holds: the missing frames give `.corruptFile`.
-    @Test func truncatedMovieGivesCorruptFileForTheMissingPart() throws {
+    @Test(.tags(.childProcess)) func truncatedMovieGivesCorruptFileForTheMissingPart() throws {
         let url = try FileFixtures.truncated()
         let generator = exact(AssetImageGenerator(asset: try MediaAsset(url: url)))
         #expect(try generator.copyImage(at: .zero).actualTime == .zero, "the first frames are there")
@@ -380,7 +347,7 @@ struct AssetImageGeneratorTests {
     }
 
     /// Garbage over the coded pictures never traps: each request gives an image or a typed error.
-    @Test func garbledPicturesNeverTrap() throws {
+    @Test(.tags(.childProcess)) func garbledPicturesNeverTrap() throws {
         let source = try ThumbnailFixtures.gop()
         let url = try ThumbnailFixtures.copy(of: source, named: "garbled.mp4")
         let generator = exact(AssetImageGenerator(asset: try MediaAsset(url: url)))
@@ -402,7 +369,7 @@ struct AssetImageGeneratorTests {
         }
     }
 
-    @Test func audioOnlyAndBadArgumentsGiveTypedErrors() throws {
+    @Test(.tags(.childProcess)) func audioOnlyAndBadArgumentsGiveTypedErrors() throws {
         let audio = AssetImageGenerator(asset: try MediaAsset(url: try FileFixtures.audioOnly()))
         #expect(throws: CaptureError.self) { try audio.copyImage(at: .zero) }
         do { _ = try audio.copyImage(at: .zero) } catch { #expect(error.code == .unsupportedFile) }
@@ -423,5 +390,55 @@ struct AssetImageGeneratorTests {
         #expect(code { _ = try generator.copyImage(at: .zero) } == .invalidArgument)
         generator.maximumSize = MediaAsset.Size(width: 0, height: 0)
         #expect(code { _ = try generator.copyImage(at: .zero) } == nil)
+    }
+}
+
+extension RealTimeCaptureTests {
+    /// `AssetImageGenerator` on a movie CaptureKit records from the virtual camera in real time.
+    @Suite(.tags(.childProcess))
+    struct AssetImageGeneratorRecordingTests {
+        /// A portrait movie recorded by CaptureKit itself (its rotation is a display matrix): the
+        /// 100-pixel cover image is upright, and its frames are ffmpeg's upright frames.
+        @Test func portraitRecordingGivesAnUprightCover() async throws {
+            let frameDuration = MediaTime(value: 1, timescale: 30)
+            let movie = CaptureMovieFileOutput()
+            movie.maxRecordedDuration = MediaTime(value: 1, timescale: 1)
+            let (session, camera, _) = try makeRecordingSession("thumbnail", audio: false, outputs: [movie])
+            defer { CaptureDevice.removeVirtualDevice(camera) }
+            try #require(movie.connection(with: .video)).videoOrientation = .portrait
+            try await session.start()
+            let url = MovieFiles.path("thumbnail-portrait", "mov")
+            let delegate = RecordingRecorder()
+            try movie.startRecording(to: url, recordingDelegate: delegate)
+            #expect(await delegate.finished(timeout: .seconds(60)) != nil, "the recording never finished")
+            try await session.stop()
+            let timeline = try MovieTimeline(url.path, frameDuration: frameDuration)
+            timeline.expectAccounted(movie.lastRecordedMovie, probe: try ProbedMovie.probe(url.path), covering: 30, limit: 30)
+
+            let asset = try MediaAsset(url: url)
+            #expect(asset.naturalSize == MediaAsset.Size(width: 320, height: 240))
+            #expect(asset.preferredTransform.rotation == 90)
+            let generator = AssetImageGenerator(asset: asset)
+            generator.appliesPreferredTrackTransform = true
+            generator.maximumSize = MediaAsset.Size(width: 100, height: 0)
+            let (cover, coverTime) = try generator.jpegData(at: .zero)
+            #expect(coverTime == .zero)
+            let coverURL = FileFixtures.directory.appendingPathComponent("thumb-cover-\(UUID().uuidString.prefix(8)).jpg")
+            try cover.write(to: coverURL)
+            #expect(try ThumbnailFixtures.size(coverURL) == (100, 133))
+
+            // A frame the file holds from the middle of it (a busy machine may have had the
+            // recording drop some: their slots hold none).
+            let slot = try #require(timeline.slots.first { $0 >= timeline.span / 2 })
+            let time = frameDuration * Int64(slot)
+            generator.maximumSize = MediaAsset.Size(width: 0, height: 0)
+            generator.requestedTimeToleranceBefore = .zero
+            generator.requestedTimeToleranceAfter = .zero
+            let (image, actual) = try generator.copyImage(at: time)
+            #expect(actual == time)
+            #expect((image.width, image.height) == (240, 320))
+            let reference = try ThumbnailFixtures.ffmpegFrame(url, at: (Double(slot) - 0.5) / 30)
+            #expect(FileFixtures.psnr(image.packedBytes(), reference) >= 40)
+        }
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// `isVideoCompatible(at:)` and what `saveVideo` refuses: each reason, against files made by
 /// the ffmpeg command line.
-@Suite("MediaLibraryCompatibility", .timeLimit(.minutes(2)))
+@Suite("MediaLibraryCompatibility", .timeLimit(.minutes(2)), .tags(.childProcess), .excludable)
 struct MediaLibraryCompatibilityTests {
     private func reason(_ compatibility: VideoCompatibility) -> String? {
         if case .incompatible(let reason) = compatibility { return reason }

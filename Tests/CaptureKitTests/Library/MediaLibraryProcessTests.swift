@@ -4,7 +4,7 @@ import Testing
 
 /// The library shared between processes, through the `capture` command line: two processes
 /// importing at once, and `capture library` / `capture photo --save-to-library`.
-@Suite("MediaLibraryProcesses", .timeLimit(.minutes(3)))
+@Suite("MediaLibraryProcesses", .timeLimit(.minutes(3)), .tags(.childProcess), .excludable)
 struct MediaLibraryProcessTests {
     private func capture() throws -> URL {
         try #require(MovieFiles.captureExecutable, "the capture executable is built beside the tests (swift build --build-tests)")

@@ -5,10 +5,11 @@ import Testing
 @testable import CaptureKit
 
 /// What keeps a library whole: generated file names, private permissions, and reconciliation
-/// after a crash at each step of a write (simulated through the library's crash hook).
-@Suite("MediaLibrarySafety", .timeLimit(.minutes(2)))
+/// after a crash at each step of a write (simulated through the library's crash hook). The tests
+/// with a movie (made by the ffmpeg command line) run a child process.
+@Suite("MediaLibrarySafety", .timeLimit(.minutes(2)), .excludable)
 struct MediaLibrarySafetyTests {
-    @Test func fileNamesAreGeneratedNeverTakenFromInput() throws {
+    @Test(.tags(.childProcess)) func fileNamesAreGeneratedNeverTakenFromInput() throws {
         let library = try MediaLibrary(root: LibraryFixtures.root())
         // A source whose name tries to climb out and carries shell metacharacters.
         let nested = FileFixtures.directory.appendingPathComponent("traversal-\(UUID().uuidString.prefix(6))/a/b")
@@ -37,7 +38,7 @@ struct MediaLibrarySafetyTests {
         #expect(!FileManager.default.fileExists(atPath: FileFixtures.directory.appendingPathComponent("pwned").path))
     }
 
-    @Test func filesArePrivate() throws {
+    @Test(.tags(.childProcess)) func filesArePrivate() throws {
         let root = LibraryFixtures.root()
         let previous = umask(0o022)
         defer { umask(previous) }
@@ -65,7 +66,7 @@ struct MediaLibrarySafetyTests {
         #expect(LibraryFixtures.mode(other.photosDirectory) == 0o700)
     }
 
-    @Test func crashAfterTheTemporaryFileLeavesNothingAfterReopening() throws {
+    @Test(.tags(.childProcess)) func crashAfterTheTemporaryFileLeavesNothingAfterReopening() throws {
         let root = LibraryFixtures.root()
         let kept: MediaAsset
         do {
@@ -85,7 +86,7 @@ struct MediaLibrarySafetyTests {
         }
     }
 
-    @Test func crashBetweenRenameAndIndexLeavesNoOrphanAfterReopening() throws {
+    @Test(.tags(.childProcess)) func crashBetweenRenameAndIndexLeavesNoOrphanAfterReopening() throws {
         let root = LibraryFixtures.root()
         var names: [String] = []
         do {
@@ -127,7 +128,7 @@ struct MediaLibrarySafetyTests {
         #expect(assets.map(\.id) == [survivor.id])
     }
 
-    @Test func reconciliationRemovesDanglingRowsAndLeavesForeignFilesAlone() throws {
+    @Test(.tags(.childProcess)) func reconciliationRemovesDanglingRowsAndLeavesForeignFilesAlone() throws {
         let root = LibraryFixtures.root()
         let first = try MediaLibrary(root: root)
         let gone = try first.saveImage(try LibraryFixtures.jpeg())

@@ -5,8 +5,9 @@ import Testing
 @testable import CaptureKit
 
 /// Saving, listing, querying and deleting photos and movies in a `MediaLibrary`, each test in a
-/// library of its own; files checked with ffprobe and exiftool.
-@Suite("MediaLibrary", .timeLimit(.minutes(2)))
+/// library of its own; files checked with ffprobe and exiftool. Photos are made in-process; the
+/// tests with movies (made by the ffmpeg command line) or an outside oracle run child processes.
+@Suite("MediaLibrary", .timeLimit(.minutes(2)), .excludable)
 struct MediaLibraryTests {
     @Test func jpegDataRoundTrip() throws {
         let library = try MediaLibrary(root: LibraryFixtures.root())
@@ -50,7 +51,7 @@ struct MediaLibraryTests {
         }
     }
 
-    @Test func pixelBufferIsSavedAsJPEGWithItsDate() throws {
+    @Test(.tags(.childProcess)) func pixelBufferIsSavedAsJPEGWithItsDate() throws {
         let library = try MediaLibrary(root: LibraryFixtures.root())
         let created = Date(timeIntervalSince1970: 1_700_000_123)
         let asset = try library.saveImage(try LibraryFixtures.frame(), quality: 85, creationDate: created)
@@ -114,7 +115,7 @@ struct MediaLibraryTests {
         #expect(try library.saveImage(jpeg, fileExtension: ".JPEG").fileURL.pathExtension == "jpeg")
     }
 
-    @Test func videoIsCopiedOrMovedIn() throws {
+    @Test(.tags(.childProcess)) func videoIsCopiedOrMovedIn() throws {
         let root = LibraryFixtures.root()
         let library = try MediaLibrary(root: root)
         let fixture = try FileFixtures.mp4()
@@ -160,7 +161,7 @@ struct MediaLibraryTests {
         try LibraryFixtures.expectConsistent(library)
     }
 
-    @Test func queriesByKindAndDateNewestFirst() throws {
+    @Test(.tags(.childProcess)) func queriesByKindAndDateNewestFirst() throws {
         let library = try MediaLibrary(root: LibraryFixtures.root())
         let jpeg = try LibraryFixtures.jpeg()
         let day = 86_400.0
@@ -186,7 +187,7 @@ struct MediaLibraryTests {
         #expect(try library.assets(kind: .photo, to: base + 1).map(\.id) == [twin.id, old.id])
     }
 
-    @Test func asyncAndCompletionForms() async throws {
+    @Test(.tags(.childProcess)) func asyncAndCompletionForms() async throws {
         let library = try MediaLibrary(root: LibraryFixtures.root())
         let jpeg = try LibraryFixtures.jpeg()
         let photo = try await library.saveImage(jpeg, fileExtension: "jpg", creationDate: nil)

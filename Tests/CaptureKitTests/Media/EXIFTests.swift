@@ -2,64 +2,81 @@ import Foundation
 import Testing
 @testable import CaptureKit
 
-extension RealTimeCaptureTests {
-    /// The EXIF block libexif builds for photos, read back by exiftool from JPEG and PNG files, and
-    /// the orientation arithmetic, checked against the EXIF definitions.
-    ///
-    /// Nested in the serialized real-time parent: the outside tools it runs would otherwise
-    /// load the machine under the real-time suites' timing checks.
-    @Suite(.serialized)
-    struct EXIFTests {
-        /// Metadata with every field set, at a fixed instant (2024-02-29 08:15:07.250 UTC).
-        static var fullMetadata: EXIFMetadata {
-            var metadata = EXIFMetadata()
-            metadata.orientation = .rightMirrored
-            metadata.make = "CaptureKit"
-            metadata.model = "Door Camera"
-            metadata.software = "CaptureKit"
-            metadata.dateTimeOriginal = Date(timeIntervalSince1970: 1_709_194_507.25)
-            metadata.timeZoneOffset = 5 * 3600 + 30 * 60
-            metadata.pixelWidth = 640
-            metadata.pixelHeight = 480
-            metadata.exposureTime = 1.0 / 60
-            metadata.isoSpeed = 400
-            metadata.flashFired = false
-            return metadata
-        }
+/// The EXIF block libexif builds for photos, and the orientation arithmetic, checked against the
+/// EXIF definitions.
+@Suite(.excludable)
+struct EXIFTests {
+    /// Metadata with every field set, at a fixed instant (2024-02-29 08:15:07.250 UTC).
+    static var fullMetadata: EXIFMetadata {
+        var metadata = EXIFMetadata()
+        metadata.orientation = .rightMirrored
+        metadata.make = "CaptureKit"
+        metadata.model = "Door Camera"
+        metadata.software = "CaptureKit"
+        metadata.dateTimeOriginal = Date(timeIntervalSince1970: 1_709_194_507.25)
+        metadata.timeZoneOffset = 5 * 3600 + 30 * 60
+        metadata.pixelWidth = 640
+        metadata.pixelHeight = 480
+        metadata.exposureTime = 1.0 / 60
+        metadata.isoSpeed = 400
+        metadata.flashFired = false
+        return metadata
+    }
 
-        @Test func connectionRotationAndMirroringMapToEXIFValues() {
-            let expected: [(Double, Bool, EXIFOrientation)] = [
-                (0, false, .up), (90, false, .right), (180, false, .down), (270, false, .left),
-                (0, true, .upMirrored), (90, true, .leftMirrored), (180, true, .downMirrored), (270, true, .rightMirrored),
-                (-90, false, .left), (450, false, .right),
-            ]
-            for (angle, mirrored, orientation) in expected {
-                #expect(EXIFOrientation(rotationAngle: angle, isMirrored: mirrored) == orientation, "\(angle)° mirrored \(mirrored)")
-            }
-            #expect(EXIFOrientation.allCases.map(\.rawValue) == Array(1...8))
-            #expect(EXIFOrientation.allCases.filter(\.swapsDimensions) == [.leftMirrored, .right, .rightMirrored, .left])
+    @Test func connectionRotationAndMirroringMapToEXIFValues() {
+        let expected: [(Double, Bool, EXIFOrientation)] = [
+            (0, false, .up), (90, false, .right), (180, false, .down), (270, false, .left),
+            (0, true, .upMirrored), (90, true, .leftMirrored), (180, true, .downMirrored), (270, true, .rightMirrored),
+            (-90, false, .left), (450, false, .right),
+        ]
+        for (angle, mirrored, orientation) in expected {
+            #expect(EXIFOrientation(rotationAngle: angle, isMirrored: mirrored) == orientation, "\(angle)° mirrored \(mirrored)")
         }
+        #expect(EXIFOrientation.allCases.map(\.rawValue) == Array(1...8))
+        #expect(EXIFOrientation.allCases.filter(\.swapsDimensions) == [.leftMirrored, .right, .rightMirrored, .left])
+    }
 
-        @Test func pixelTurnsFollowTheEXIFDefinitions() throws {
-            // A plane whose every sample differs (mod 256), odd-sized so no symmetry can hide a bug.
-            let (width, height) = (7, 5)
-            let source = try PixelBuffer(width: width, height: height, pixelFormat: .gray8)
-            let values = (0..<width * height).map { UInt8($0 * 7 % 256) }
-            source.withUnsafeMutableBytes(ofPlane: 0) { raw in
-                for y in 0..<height { for x in 0..<width { raw[y * source.bytesPerRow(ofPlane: 0) + x] = values[y * width + x] } }
-            }
-            for orientation in EXIFOrientation.allCases {
-                let swaps = orientation.swapsDimensions
-                let target = try PixelBuffer(width: swaps ? height : width, height: swaps ? width : height, pixelFormat: .gray8)
-                PixelTransform.turn(source, into: target, by: orientation)
-                #expect(target.packedBytes() == applyEXIFOrientation(orientation.rawValue, to: values, width: width, height: height),
-                        "orientation \(orientation)")
-            }
+    @Test func pixelTurnsFollowTheEXIFDefinitions() throws {
+        // A plane whose every sample differs (mod 256), odd-sized so no symmetry can hide a bug.
+        let (width, height) = (7, 5)
+        let source = try PixelBuffer(width: width, height: height, pixelFormat: .gray8)
+        let values = (0..<width * height).map { UInt8($0 * 7 % 256) }
+        source.withUnsafeMutableBytes(ofPlane: 0) { raw in
+            for y in 0..<height { for x in 0..<width { raw[y * source.bytesPerRow(ofPlane: 0) + x] = values[y * width + x] } }
         }
+        for orientation in EXIFOrientation.allCases {
+            let swaps = orientation.swapsDimensions
+            let target = try PixelBuffer(width: swaps ? height : width, height: swaps ? width : height, pixelFormat: .gray8)
+            PixelTransform.turn(source, into: target, by: orientation)
+            #expect(target.packedBytes() == applyEXIFOrientation(orientation.rawValue, to: values, width: width, height: height),
+                    "orientation \(orientation)")
+        }
+    }
 
+    @Test func dateFieldsNeverRoundIntoTheNextSecond() throws {
+        var metadata = EXIFMetadata()
+        metadata.dateTimeOriginal = Date(timeIntervalSince1970: 1_709_194_507.9996)
+        metadata.timeZoneOffset = -(3 * 3600 + 30 * 60)
+        let fields = try #require(metadata.exifDateFields)
+        #expect(fields.dateTime == "2024:02:29 04:45:07")
+        #expect(fields.subSeconds == "999")
+        #expect(fields.offset == "-03:30")
+        #expect(EXIFMetadata().exifDateFields == nil)
+    }
+
+    @Test func exposureTimesBecomeEXIFRationals() {
+        #expect(EXIFWriter.rational(1.0 / 60) == (1, 60))
+        #expect(EXIFWriter.rational(1.0 / 8000) == (1, 8000))
+        #expect(EXIFWriter.rational(2.5) == (5, 2))
+        #expect(EXIFWriter.rational(0.0125) == (1, 80))
+    }
+
+    /// The block in JPEG and PNG files, read back by exiftool.
+    @Suite(.tags(.childProcess))
+    struct ReadBackByExiftool {
         @Test func jpegEXIFBlockIsReadBackByExiftool() throws {
             let frame = try TestPattern(width: 640, height: 480, pixelFormat: .nv12).render(frameIndex: 3)
-            let jpeg = try JPEGEncoder.encode(frame, quality: 90, metadata: Self.fullMetadata)
+            let jpeg = try JPEGEncoder.encode(frame, quality: 90, metadata: EXIFTests.fullMetadata)
             #expect(Array(jpeg.prefix(4)) == [0xFF, 0xD8, 0xFF, 0xE1])
             let scratch = try PhotoScratch()
             let file = try scratch.write(jpeg, as: "full.jpg")
@@ -93,7 +110,7 @@ extension RealTimeCaptureTests {
 
         @Test func pngEXIFChunkIsReadBackByExiftool() throws {
             let frame = try TestPattern(width: 640, height: 480, pixelFormat: .nv12).render(frameIndex: 3)
-            var metadata = Self.fullMetadata
+            var metadata = EXIFTests.fullMetadata
             metadata.orientation = .left
             let png = try PNGEncoder.encode(frame, metadata: metadata)
             let scratch = try PhotoScratch()
@@ -105,24 +122,6 @@ extension RealTimeCaptureTests {
             #expect(exif["Warning"] == nil, "exiftool warns: \(exif["Warning"] ?? "")")
             try PhotoTools.run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-err_detect", "crccheck", "-xerror", "-i", file, "-f", "null", "-"],
                                in: scratch)
-        }
-
-        @Test func dateFieldsNeverRoundIntoTheNextSecond() throws {
-            var metadata = EXIFMetadata()
-            metadata.dateTimeOriginal = Date(timeIntervalSince1970: 1_709_194_507.9996)
-            metadata.timeZoneOffset = -(3 * 3600 + 30 * 60)
-            let fields = try #require(metadata.exifDateFields)
-            #expect(fields.dateTime == "2024:02:29 04:45:07")
-            #expect(fields.subSeconds == "999")
-            #expect(fields.offset == "-03:30")
-            #expect(EXIFMetadata().exifDateFields == nil)
-        }
-
-        @Test func exposureTimesBecomeEXIFRationals() {
-            #expect(EXIFWriter.rational(1.0 / 60) == (1, 60))
-            #expect(EXIFWriter.rational(1.0 / 8000) == (1, 8000))
-            #expect(EXIFWriter.rational(2.5) == (5, 2))
-            #expect(EXIFWriter.rational(0.0125) == (1, 80))
         }
     }
 }

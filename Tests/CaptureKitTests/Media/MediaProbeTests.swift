@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import CaptureKit
 
-/// `MediaFileInfo`, checked against what ffprobe says about the same files.
-@Suite("MediaProbe", .timeLimit(.minutes(2)))
+/// `MediaFileInfo`, checked against what ffprobe says about the same files (made by ffmpeg).
+@Suite("MediaProbe", .timeLimit(.minutes(2)), .tags(.childProcess), .excludable)
 struct MediaProbeTests {
     @Test func mp4StreamsAndDuration() throws {
         let url = try FileFixtures.mp4()

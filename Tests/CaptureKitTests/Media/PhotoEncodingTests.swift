@@ -2,14 +2,18 @@ import Foundation
 import Testing
 @testable import CaptureKit
 
-extension RealTimeCaptureTests {
-    /// The photo encoders on their own, from every layout a camera can deliver, decoded by FFmpeg
-    /// (JPEG, PNG) and compared with the frame they were given.
-    ///
-    /// Nested in the serialized real-time parent: the outside tools it runs would otherwise
-    /// load the machine under the real-time suites' timing checks.
-    @Suite(.serialized)
-    struct PhotoEncodingTests {
+/// The photo encoders on their own, from every layout a camera can deliver.
+@Suite(.excludable)
+struct PhotoEncodingTests {
+    @Test func badQualityIsRefused() throws {
+        let frame = try TestPattern(width: 64, height: 64, pixelFormat: .nv12).render(frameIndex: 0)
+        #expect(throws: CaptureError.self) { _ = try JPEGEncoder.encode(frame, quality: 0, metadata: nil) }
+        #expect(throws: CaptureError.self) { _ = try HEIFEncoder.encode(frame, quality: 101, metadata: nil) }
+    }
+
+    /// Decoded by FFmpeg (JPEG, PNG) and compared with the frame they were given.
+    @Suite(.tags(.childProcess))
+    struct DecodedByFFmpeg {
         /// Not a multiple of 16 wide, so the SIMD kernels' scalar tails run too.
         static let width = 650, height = 482
 
@@ -97,12 +101,6 @@ extension RealTimeCaptureTests {
             let match = psnr(lumaPlane(decoded.bytes, width: decoded.width, height: decoded.height),
                              applyEXIFOrientation(4, to: source, width: Self.width, height: Self.height))
             #expect(match >= 35, "\(match) dB")
-        }
-
-        @Test func badQualityIsRefused() throws {
-            let frame = try TestPattern(width: 64, height: 64, pixelFormat: .nv12).render(frameIndex: 0)
-            #expect(throws: CaptureError.self) { _ = try JPEGEncoder.encode(frame, quality: 0, metadata: nil) }
-            #expect(throws: CaptureError.self) { _ = try HEIFEncoder.encode(frame, quality: 101, metadata: nil) }
         }
     }
 }

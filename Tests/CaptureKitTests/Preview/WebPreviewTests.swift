@@ -9,16 +9,16 @@ extension RealTimeCaptureTests {
     struct WebPreviewTests {
         static let browserTools = ["chromium", "chromedriver", "ffprobe"]
 
-        /// The browser script next to the test sources.
+        /// The browser script beside the test sources (Tests/Browser, two levels up from this file).
         static let browserScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Browser/web_preview_check.py").path
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Browser/web_preview_check.py").path
 
         static var browserRunnable: Bool {
             PreviewPrerequisites.isCI || (PreviewPrerequisites.installed(browserTools)
                 && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium"))
         }
 
-        @Test(.enabled(if: browserRunnable))
+        @Test(.tags(.browser, .childProcess), .enabled(if: browserRunnable))
         func aBrowserSeesThePictureAndItsButtonsFillTheLibrary() async throws {
             let camera = try makeTestCamera("web") { $0.frameRates = [30] }
             defer { CaptureDevice.removeVirtualDevice(camera) }
@@ -54,7 +54,7 @@ extension RealTimeCaptureTests {
             try await manager.stopSession()
         }
 
-        @Test(.enabled(if: PreviewPrerequisites.runnable(["curl"])))
+        @Test(.tags(.childProcess), .enabled(if: PreviewPrerequisites.runnable(["curl"])))
         func requestsWithoutTheTokenAreForbidden() async throws {
             let camera = try makeTestCamera("web-token")
             defer { CaptureDevice.removeVirtualDevice(camera) }
@@ -87,18 +87,11 @@ extension RealTimeCaptureTests {
             try await session.stop()
         }
 
-        @Test func aBindAddressThatIsNoAddressIsAClearError() throws {
-            let session = CaptureSession()
-            var options = CaptureWebPreview.Options()
-            options.bindAddress = "localhost:80"
-            do throws(CaptureError) {
-                _ = try CaptureWebPreview(session: session, options: options)
-                Issue.record("'localhost:80' was taken as an address")
-            } catch {
-                #expect(error.code == .invalidArgument)
-            }
-        }
-
+        /// Slow viewers block only their own connection threads: capture, the encoder and a fast
+        /// viewer keep the pace they had on this machine a moment before, measured on this run
+        /// (a loaded machine's pace is its own business). A viewer that held any of them up
+        /// would bring them to a frame or two in the window: a slow viewer takes about ten
+        /// seconds to read one frame.
         @Test func tenSlowViewersLowerNeitherTheFrameRateNorAFastViewer() async throws {
             let camera = try makeTestCamera("web-slow") { $0.frameRates = [30] }
             defer { CaptureDevice.removeVirtualDevice(camera) }
@@ -109,30 +102,34 @@ extension RealTimeCaptureTests {
             let preview = try CaptureWebPreview(session: session)
             try await session.start()
             let path = "/stream.mjpg?token=\(preview.accessToken)"
-            #expect(await recorder.samples.wait(forCount: 10))
+            #expect(await recorder.samples.wait(forCount: 10, timeout: .seconds(30)))
+            let fast = try RawHTTPViewer(port: preview.port, path: path, chunk: 65536, pause: 0)
+            #expect(await waitUntil { preview.statistics.viewers == 1 })
 
+            /// 60 frames of capture, with what the encoder and the fast viewer made of them.
+            func window() async throws -> WindowMeasure {
+                let encoded = preview.statistics.framesEncoded
+                let parts = fast.partCount
+                let capture = try #require(await CaptureWindow.measure(recorder, frames: 60), "capture stopped: \(recorder.accounting)")
+                return WindowMeasure(capture: capture, encoded: preview.statistics.framesEncoded - encoded, fastParts: fast.partCount - parts)
+            }
+            let alone = try await window()
             // Ten viewers reading 256 bytes a quarter second: about 1 KB/s each, far below
             // the stream's rate, so their socket buffers fill and their threads block in send.
             let slow = try (0..<10).map { _ in try RawHTTPViewer(port: preview.port, path: path, chunk: 256, pause: 0.25) }
-            let fast = try RawHTTPViewer(port: preview.port, path: path, chunk: 65536, pause: 0)
             #expect(await waitUntil { preview.statistics.viewers == 11 })
-            let start = recorder.samples.count
-            let fastStart = fast.partCount
-            let encodedStart = preview.statistics.framesEncoded
-            let startTime = MonotonicClock.nanoseconds()
-            #expect(await recorder.samples.wait(forCount: start + 60, timeout: .seconds(10)))
-            let seconds = Double(MonotonicClock.nanoseconds() - startTime) / 1e9
-            let captured = recorder.samples.count - start
-            let rate = Double(captured) / seconds
-            // 60 frames at 30 fps take 2 s; slow viewers must not stretch that.
-            #expect(rate > 27, "the session delivered \(captured) frames in \(seconds) s with ten slow viewers")
-            #expect(preview.statistics.framesPerSecond > 27, "\(preview.statistics)")
-            let encoded = preview.statistics.framesEncoded - encodedStart
-            #expect(encoded >= 50, "the preview encoded only \(encoded) of \(captured) frames")
-            let fastParts = fast.partCount - fastStart
-            #expect(fastParts >= 45, "the fast viewer got only \(fastParts) of \(captured) frames")
+            let crowded = try await window()
+            let report = "the fast viewer alone: \(alone); with ten slow ones: \(crowded)"
+            #expect(crowded.capture.deliveredFraction >= alone.capture.deliveredFraction / 3, "capture slowed: \(report)")
+            #expect(crowded.encodedFraction >= alone.encodedFraction / 3, "the encoder slowed: \(report)")
+            #expect(crowded.fastFraction >= alone.fastFraction / 3, "the fast viewer slowed: \(report)")
             // The slow viewers really were slow: each got only a few frames in that time.
             #expect(slow.allSatisfy { $0.partCount < 10 }, "\(slow.map(\.partCount))")
+            // And capture kept its promise throughout: every frame delivered or reported, at its
+            // capture time.
+            #expect(recorder.accounting.isComplete, "\(recorder.accounting)")
+            let times = FrameTimestamps(recorder.samples.items, frameDuration: camera.activeVideoMinFrameDuration)
+            #expect(times.isExact, "\(times)")
 
             for viewer in slow { viewer.disconnect() }
             fast.disconnect()
@@ -142,15 +139,49 @@ extension RealTimeCaptureTests {
             try await session.stop()
         }
 
-        /// Polls a statistic for up to 10 s: the preview has no event for viewer counts.
+        /// One window of ``tenSlowViewersLowerNeitherTheFrameRateNorAFastViewer()``: capture,
+        /// and the encoder's and the fast viewer's share of it.
+        struct WindowMeasure: CustomStringConvertible {
+            var capture: CaptureWindow
+            /// Frames the preview encoded in the window.
+            var encoded: Int
+            /// Frames the fast viewer received in the window.
+            var fastParts: Int
+
+            /// Encoded frames per frame the device produced.
+            var encodedFraction: Double { Double(encoded) / Double(max(1, capture.produced)) }
+            /// Frames the fast viewer got per frame encoded.
+            var fastFraction: Double { Double(fastParts) / Double(max(1, encoded)) }
+
+            var description: String { "\(capture), \(encoded) encoded, \(fastParts) to the fast viewer" }
+        }
+
+        /// Polls a statistic for up to 30 s (a deadline): the preview has no event for viewer
+        /// counts.
         private func waitUntil(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
             let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(10)
+            let deadline = clock.now + .seconds(30)
             while clock.now < deadline {
                 if condition() { return true }
                 try? await Task.sleep(for: .milliseconds(20))
             }
             return condition()
+        }
+    }
+}
+
+/// The web preview's options, checked without serving anything (no real time, no clients).
+@Suite(.excludable)
+struct WebPreviewOptionTests {
+    @Test func aBindAddressThatIsNoAddressIsAClearError() throws {
+        let session = CaptureSession()
+        var options = CaptureWebPreview.Options()
+        options.bindAddress = "localhost:80"
+        do throws(CaptureError) {
+            _ = try CaptureWebPreview(session: session, options: options)
+            Issue.record("'localhost:80' was taken as an address")
+        } catch {
+            #expect(error.code == .invalidArgument)
         }
     }
 }

@@ -2,142 +2,9 @@ import Testing
 @testable import CaptureKit
 
 extension RealTimeCaptureTests {
-    /// What can be added to a session, device configuration locking, and begin/commit applying
-    /// changes all at once (or not at all) while running.
+    /// Begin/commit applying changes all at once (or not at all) while running.
     @Suite(.serialized)
     struct ConfigurationAtomicityTests {
-        // MARK: Inputs and outputs
-
-        @Test func duplicateAndSecondVideoInputsAreRefused() throws {
-            let camera = try makeTestCamera("inputs A")
-            let otherCamera = try makeTestCamera("inputs B")
-            let microphone = try CaptureDevice.makeVirtualMicrophone(VirtualMicrophoneConfiguration(name: uniqueDeviceName("inputs mic")))
-            defer {
-                CaptureDevice.removeVirtualDevice(camera)
-                CaptureDevice.removeVirtualDevice(otherCamera)
-                CaptureDevice.removeVirtualDevice(microphone)
-            }
-            let session = CaptureSession()
-            let input = try CaptureDeviceInput(device: camera)
-            #expect(session.canAddInput(input))
-            try session.addInput(input)
-
-            #expect(!session.canAddInput(input), "the same input twice")
-            let duplicate = #expect(throws: CaptureError.self) { try session.addInput(input) }
-            #expect(duplicate?.code == .cannotAddInput)
-
-            let second = try CaptureDeviceInput(device: otherCamera)
-            #expect(!session.canAddInput(second), "a second video input")
-            let secondError = #expect(throws: CaptureError.self) { try session.addInput(second) }
-            #expect(secondError?.code == .cannotAddInput)
-
-            let sameDeviceAgain = try CaptureDeviceInput(device: camera)
-            #expect(!session.canAddInput(sameDeviceAgain))
-
-            // A microphone does not clash with a camera.
-            let audio = try CaptureDeviceInput(device: microphone)
-            #expect(session.canAddInput(audio))
-            try session.addInput(audio)
-            #expect(session.inputs == [input, audio])
-
-            // After removing the camera, another one fits.
-            session.removeInput(input)
-            #expect(session.canAddInput(second))
-            try session.addInput(second)
-            #expect(session.inputs == [audio, second])
-        }
-
-        @Test func duplicateOutputIsRefused() throws {
-            let session = CaptureSession()
-            let output = CaptureVideoDataOutput()
-            #expect(session.canAddOutput(output))
-            try session.addOutput(output)
-            #expect(!session.canAddOutput(output))
-            let error = #expect(throws: CaptureError.self) { try session.addOutput(output) }
-            #expect(error?.code == .cannotAddOutput)
-            #expect(session.outputs == [output])
-            // Two different outputs of one kind are fine.
-            let another = CaptureVideoDataOutput()
-            #expect(session.canAddOutput(another))
-            try session.addOutput(another)
-            #expect(session.outputs == [output, another])
-        }
-
-        @Test func outputOfAnotherSessionIsRefused() throws {
-            let first = CaptureSession()
-            let second = CaptureSession()
-            let output = CaptureAudioDataOutput()
-            try first.addOutput(output)
-
-            #expect(!second.canAddOutput(output))
-            let error = #expect(throws: CaptureError.self) { try second.addOutput(output) }
-            #expect(error?.code == .cannotAddOutput)
-            #expect(second.outputs.isEmpty)
-
-            first.removeOutput(output)
-            #expect(second.canAddOutput(output), "once removed from the first session it is free")
-            try second.addOutput(output)
-            #expect(!first.canAddOutput(output))
-        }
-
-        /// An output staged in one session's open configuration block belongs to that session:
-        /// another session must not be able to take it as well.
-        @Test func outputStagedInAnotherSessionIsRefused() throws {
-            let first = CaptureSession()
-            let second = CaptureSession()
-            let output = CaptureVideoDataOutput()
-            first.beginConfiguration()
-            try first.addOutput(output)
-
-            #expect(!second.canAddOutput(output), "the output is already staged in another session")
-            #expect(throws: CaptureError.self) { try second.addOutput(output) }
-            try first.commitConfiguration()
-            #expect(first.outputs == [output])
-            #expect(second.outputs.isEmpty, "an output must never be in two sessions")
-        }
-
-        // MARK: Device lock
-
-        @Test func deviceSettingsRequireLockForConfiguration() throws {
-            let camera = try makeTestCamera("lock") { $0.sizes = [.init(width: 320, height: 240), .init(width: 640, height: 480)] }
-            defer { CaptureDevice.removeVirtualDevice(camera) }
-            let target = try #require(camera.formats.first { $0.width == 640 })
-            let before = camera.activeFormat
-            #expect(!camera.isLockedForConfiguration)
-
-            let error = #expect(throws: CaptureError.self) { try camera.setActiveFormat(target) }
-            #expect(error?.code == .deviceNotLockedForConfiguration)
-            #expect(error?.deviceID == camera.uniqueID)
-            let rateError = #expect(throws: CaptureError.self) { try camera.setActiveVideoMinFrameDuration(frameDuration(fps: 15)) }
-            #expect(rateError?.code == .deviceNotLockedForConfiguration)
-            #expect(camera.activeFormat == before)
-
-            try camera.lockForConfiguration()
-            try camera.lockForConfiguration()   // nests
-            #expect(camera.isLockedForConfiguration)
-            try camera.setActiveFormat(target)
-            #expect(camera.activeFormat == target)
-            #expect(camera.activeVideoMinFrameDuration == frameDuration(fps: 30), "a new format starts at 30 fps")
-            try camera.setActiveVideoMinFrameDuration(frameDuration(fps: 15))
-            #expect(camera.activeVideoMinFrameDuration == frameDuration(fps: 15))
-            #expect(camera.activeVideoMaxFrameDuration == frameDuration(fps: 15), "max follows a longer min")
-            try camera.setActiveVideoMinFrameDuration(.invalid)
-            #expect(camera.activeVideoMinFrameDuration == frameDuration(fps: 30), ".invalid restores the default")
-
-            // Things the device cannot do are refused even when locked.
-            let foreign = CaptureDevice.Format(pixelFormat: .nv12, width: 4096, height: 2160, frameRateRanges: [.init(fps: 30)])
-            #expect((#expect(throws: CaptureError.self) { try camera.setActiveFormat(foreign) })?.code == .unsupportedFormat)
-            #expect((#expect(throws: CaptureError.self) { try camera.setActiveVideoMinFrameDuration(frameDuration(fps: 24)) })?.code == .unsupportedFormat)
-
-            camera.unlockForConfiguration()
-            #expect(camera.isLockedForConfiguration, "one unlock per lock")
-            camera.unlockForConfiguration()
-            #expect(!camera.isLockedForConfiguration)
-            #expect(throws: CaptureError.self) { try camera.setActiveFormat(before) }
-        }
-
-        // MARK: Atomic commit while running
-
         @Test func changesInOpenBlockApplyAtCommitOnly() async throws {
             let camera = try makeTestCamera("atomic") { config in
                 config.sizes = [.init(width: 640, height: 480), .init(width: 1280, height: 720)]
@@ -186,6 +53,12 @@ extension RealTimeCaptureTests {
             // Frames that reached A after the commit predate every frame of B.
             if let firstB = framesB.first {
                 #expect(framesA.allSatisfy { $0.sample.presentationTimeStamp < firstB.sample.presentationTimeStamp })
+            }
+            // Each output's frames carry the capture times of the stream it saw, all accounted for.
+            for recorder in [recorderA, recorderB] {
+                let times = FrameTimestamps(recorder.samples.items, frameDuration: frameDuration(fps: 30))
+                #expect(times.isExact, "\(times)")
+                #expect(recorder.accounting.isComplete, "\(recorder.accounting)")
             }
         }
 
@@ -236,6 +109,9 @@ extension RealTimeCaptureTests {
             #expect(recorder.samples.items.allSatisfy { $0.width == 640 && $0.height == 480 })
             let sequence = recorder.samples.items.map(\.sequenceNumber)
             #expect(zip(sequence, sequence.dropFirst()).allSatisfy { $0 < $1 }, "the stream was not restarted")
+            let times = FrameTimestamps(recorder.samples.items, frameDuration: frameDuration(fps: 30))
+            #expect(times.isExact, "\(times)")
+            #expect(recorder.accounting.isComplete, "\(recorder.accounting)")
 
             // And the session can still be configured.
             try session.setSessionPreset(.hd1280x720)
@@ -305,8 +181,145 @@ extension RealTimeCaptureTests {
 
             let sequenceA = recorderA.samples.items.map(\.sequenceNumber)
             #expect(zip(sequenceA, sequenceA.dropFirst()).allSatisfy { $1 > $0 }, "A's stream was restarted: \(sequenceA)")
+            let times = FrameTimestamps(recorderA.samples.items, frameDuration: frameDuration(fps: 30))
+            #expect(times.isExact, "\(times)")
+            #expect(recorderA.accounting.isComplete, "\(recorderA.accounting)")
             #expect(recorderB.samples.items.allSatisfy { $0.sequenceNumber > sequenceAtCommit - 2 })
             #expect(recorderB.samples.items.allSatisfy { $0.width == 640 })
         }
+    }
+}
+
+/// What can be added to a session, and device configuration locking: no session runs.
+@Suite
+struct SessionCompositionTests {
+    // MARK: Inputs and outputs
+
+    @Test func duplicateAndSecondVideoInputsAreRefused() throws {
+        let camera = try makeTestCamera("inputs A")
+        let otherCamera = try makeTestCamera("inputs B")
+        let microphone = try CaptureDevice.makeVirtualMicrophone(VirtualMicrophoneConfiguration(name: uniqueDeviceName("inputs mic")))
+        defer {
+            CaptureDevice.removeVirtualDevice(camera)
+            CaptureDevice.removeVirtualDevice(otherCamera)
+            CaptureDevice.removeVirtualDevice(microphone)
+        }
+        let session = CaptureSession()
+        let input = try CaptureDeviceInput(device: camera)
+        #expect(session.canAddInput(input))
+        try session.addInput(input)
+
+        #expect(!session.canAddInput(input), "the same input twice")
+        let duplicate = #expect(throws: CaptureError.self) { try session.addInput(input) }
+        #expect(duplicate?.code == .cannotAddInput)
+
+        let second = try CaptureDeviceInput(device: otherCamera)
+        #expect(!session.canAddInput(second), "a second video input")
+        let secondError = #expect(throws: CaptureError.self) { try session.addInput(second) }
+        #expect(secondError?.code == .cannotAddInput)
+
+        let sameDeviceAgain = try CaptureDeviceInput(device: camera)
+        #expect(!session.canAddInput(sameDeviceAgain))
+
+        // A microphone does not clash with a camera.
+        let audio = try CaptureDeviceInput(device: microphone)
+        #expect(session.canAddInput(audio))
+        try session.addInput(audio)
+        #expect(session.inputs == [input, audio])
+
+        // After removing the camera, another one fits.
+        session.removeInput(input)
+        #expect(session.canAddInput(second))
+        try session.addInput(second)
+        #expect(session.inputs == [audio, second])
+    }
+
+    @Test func duplicateOutputIsRefused() throws {
+        let session = CaptureSession()
+        let output = CaptureVideoDataOutput()
+        #expect(session.canAddOutput(output))
+        try session.addOutput(output)
+        #expect(!session.canAddOutput(output))
+        let error = #expect(throws: CaptureError.self) { try session.addOutput(output) }
+        #expect(error?.code == .cannotAddOutput)
+        #expect(session.outputs == [output])
+        // Two different outputs of one kind are fine.
+        let another = CaptureVideoDataOutput()
+        #expect(session.canAddOutput(another))
+        try session.addOutput(another)
+        #expect(session.outputs == [output, another])
+    }
+
+    @Test func outputOfAnotherSessionIsRefused() throws {
+        let first = CaptureSession()
+        let second = CaptureSession()
+        let output = CaptureAudioDataOutput()
+        try first.addOutput(output)
+
+        #expect(!second.canAddOutput(output))
+        let error = #expect(throws: CaptureError.self) { try second.addOutput(output) }
+        #expect(error?.code == .cannotAddOutput)
+        #expect(second.outputs.isEmpty)
+
+        first.removeOutput(output)
+        #expect(second.canAddOutput(output), "once removed from the first session it is free")
+        try second.addOutput(output)
+        #expect(!first.canAddOutput(output))
+    }
+
+    /// An output staged in one session's open configuration block belongs to that session:
+    /// another session must not be able to take it as well.
+    @Test func outputStagedInAnotherSessionIsRefused() throws {
+        let first = CaptureSession()
+        let second = CaptureSession()
+        let output = CaptureVideoDataOutput()
+        first.beginConfiguration()
+        try first.addOutput(output)
+
+        #expect(!second.canAddOutput(output), "the output is already staged in another session")
+        #expect(throws: CaptureError.self) { try second.addOutput(output) }
+        try first.commitConfiguration()
+        #expect(first.outputs == [output])
+        #expect(second.outputs.isEmpty, "an output must never be in two sessions")
+    }
+
+    // MARK: Device lock
+
+    @Test func deviceSettingsRequireLockForConfiguration() throws {
+        let camera = try makeTestCamera("lock") { $0.sizes = [.init(width: 320, height: 240), .init(width: 640, height: 480)] }
+        defer { CaptureDevice.removeVirtualDevice(camera) }
+        let target = try #require(camera.formats.first { $0.width == 640 })
+        let before = camera.activeFormat
+        #expect(!camera.isLockedForConfiguration)
+
+        let error = #expect(throws: CaptureError.self) { try camera.setActiveFormat(target) }
+        #expect(error?.code == .deviceNotLockedForConfiguration)
+        #expect(error?.deviceID == camera.uniqueID)
+        let rateError = #expect(throws: CaptureError.self) { try camera.setActiveVideoMinFrameDuration(frameDuration(fps: 15)) }
+        #expect(rateError?.code == .deviceNotLockedForConfiguration)
+        #expect(camera.activeFormat == before)
+
+        try camera.lockForConfiguration()
+        try camera.lockForConfiguration()   // nests
+        #expect(camera.isLockedForConfiguration)
+        try camera.setActiveFormat(target)
+        #expect(camera.activeFormat == target)
+        #expect(camera.activeVideoMinFrameDuration == frameDuration(fps: 30), "a new format starts at 30 fps")
+        try camera.setActiveVideoMinFrameDuration(frameDuration(fps: 15))
+        #expect(camera.activeVideoMinFrameDuration == frameDuration(fps: 15))
+        #expect(camera.activeVideoMaxFrameDuration == frameDuration(fps: 15), "max follows a longer min")
+        try camera.setActiveVideoMinFrameDuration(.invalid)
+        #expect(camera.activeVideoMinFrameDuration == frameDuration(fps: 30), ".invalid restores the default")
+
+        // Things the device cannot do are refused even when locked.
+        let foreign = CaptureDevice.Format(pixelFormat: .nv12, width: 4096, height: 2160, frameRateRanges: [.init(fps: 30)])
+        #expect((#expect(throws: CaptureError.self) { try camera.setActiveFormat(foreign) })?.code == .unsupportedFormat)
+        #expect((#expect(throws: CaptureError.self) { try camera.setActiveVideoMinFrameDuration(frameDuration(fps: 24)) })?.code == .unsupportedFormat)
+
+        camera.unlockForConfiguration()
+        #expect(camera.isLockedForConfiguration, "one unlock per lock")
+        camera.unlockForConfiguration()
+        #expect(!camera.isLockedForConfiguration)
+        #expect(throws: CaptureError.self) { try camera.setActiveFormat(before) }
     }
 }

@@ -24,6 +24,7 @@ extension RealTimeCaptureTests {
             #expect(camera.isConnected)
 
             try camera.simulateDisconnect()
+            let unplugged = MonotonicClock.nanoseconds()   // every frame captured from here on is a bug
             #expect(!camera.isConnected)
             let interrupted = EventKind.wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID))
             #expect(await events.wait(for: interrupted))
@@ -32,10 +33,12 @@ extension RealTimeCaptureTests {
             #expect(session.isRunning, "an interrupted session is still running")
 
             // No frames while unplugged. There is no event for "nothing happened", so watch for
-            // a while; one frame may already have been on its way when the event was posted.
+            // a while: frames captured before the unplug may still be on their way (how many
+            // depends on the machine's load), but none captured after it may arrive.
             let countAtInterruption = recorder.samples.count
-            let frameArrived = await recorder.samples.wait(timeout: .milliseconds(400)) { $0.count > countAtInterruption + 1 }
-            #expect(frameArrived == false, "frames flowed while the camera was unplugged")
+            _ = await recorder.samples.wait(timeout: .milliseconds(400)) { $0.count > countAtInterruption + 3 }
+            let capturedUnplugged = recorder.samples.items.filter { ($0.sample.presentationTimeStamp.nanoseconds ?? 0) >= unplugged }
+            #expect(capturedUnplugged.isEmpty, "frames captured while the camera was unplugged: \(capturedUnplugged.map(\.sequenceNumber))")
             let lastBefore = try #require(recorder.samples.items.last)
 
             try camera.simulateReconnect()
@@ -47,6 +50,10 @@ extension RealTimeCaptureTests {
             let after = recorder.samples.items.suffix(5)
             #expect(after.allSatisfy { $0.sample.presentationTimeStamp > lastBefore.sample.presentationTimeStamp })
             #expect(after.allSatisfy { $0.sequenceNumber > lastBefore.sequenceNumber })
+            // Before and after the gap, frames carry their capture times and are accounted for.
+            let times = FrameTimestamps(recorder.samples.items, frameDuration: frameDuration(fps: 30))
+            #expect(times.isExact, "\(times)")
+            #expect(recorder.accounting.isComplete, "\(recorder.accounting)")
 
             try await session.stop()
             #expect(await events.wait(for: .didStopRunning))
@@ -90,7 +97,7 @@ extension RealTimeCaptureTests {
             #expect(spare.isInUse)
             #expect(!camera.isInUse)
             // …so the session is no longer interrupted.
-            #expect(await events.wait(for: .interruptionEnded, timeout: .seconds(2)), "events: \(events.events.items)")
+            #expect(await events.wait(for: .interruptionEnded, timeout: .seconds(30)), "events: \(events.events.items)")
             #expect(session.state == .running)
             #expect(!session.isInterrupted)
         }
@@ -122,10 +129,10 @@ extension RealTimeCaptureTests {
             #expect(session.state == .interrupted)
 
             try camera.simulateReconnect()
-            #expect(await events.wait(for: .interruptionEnded, timeout: .seconds(3)),
+            #expect(await events.wait(for: .interruptionEnded, timeout: .seconds(30)),
                     "preset change \(change), events \(events.events.items)")
             let count = recorder.samples.count
-            #expect(await recorder.samples.wait(forCount: count + 3, timeout: .seconds(3)), "no frames after the camera came back")
+            #expect(await recorder.samples.wait(forCount: count + 3, timeout: .seconds(30)), "no frames after the camera came back")
             let width = session.sessionPreset == .vga640x480 ? 640 : 320
             #expect(recorder.samples.items.suffix(2).allSatisfy { $0.width == width })
         }

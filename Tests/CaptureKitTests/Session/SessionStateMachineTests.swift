@@ -5,43 +5,6 @@ extension RealTimeCaptureTests {
     /// The session lifecycle: legal and illegal transitions, and the events they produce.
     @Suite(.serialized)
     struct SessionStateMachineTests {
-        @Test func stopRunningWhenIdleIsInvalidState() throws {
-            let session = CaptureSession()
-            #expect(session.state == .idle)
-            let error = #expect(throws: CaptureError.self) { try session.stopRunning() }
-            #expect(error?.code == .invalidState)
-            #expect(session.state == .idle)
-            #expect(!session.isRunning)
-        }
-
-        @Test func commitWithoutBeginIsInvalidState() throws {
-            let session = CaptureSession()
-            let error = #expect(throws: CaptureError.self) { try session.commitConfiguration() }
-            #expect(error?.code == .invalidState)
-            // One begin allows exactly one commit.
-            session.beginConfiguration()
-            try session.commitConfiguration()
-            let again = #expect(throws: CaptureError.self) { try session.commitConfiguration() }
-            #expect(again?.code == .invalidState)
-        }
-
-        @Test func nestedBlocksApplyAtOutermostCommit() throws {
-            let camera = try makeTestCamera("nested blocks")
-            defer { CaptureDevice.removeVirtualDevice(camera) }
-            let session = CaptureSession()
-            let output = CaptureVideoDataOutput()
-            session.beginConfiguration()
-            session.beginConfiguration()
-            try session.addInput(CaptureDeviceInput(device: camera))
-            try session.addOutput(output)
-            try session.commitConfiguration()
-            #expect(session.connections.isEmpty, "the inner commit must not apply")
-            #expect(session.outputs == [output], "staged changes are visible")
-            try session.commitConfiguration()
-            #expect(session.connections.count == 1)
-            #expect(output.connection(with: .video) != nil)
-        }
-
         @Test func lifecycleWithBlockingCalls() throws {
             let camera = try makeTestCamera("lifecycle")
             defer { CaptureDevice.removeVirtualDevice(camera) }
@@ -232,5 +195,46 @@ extension RealTimeCaptureTests {
             try again.startRunning()
             try again.stopRunning()
         }
+    }
+}
+
+/// The session's configuration rules, which no running session is needed for.
+@Suite
+struct SessionConfigurationRulesTests {
+    @Test func stopRunningWhenIdleIsInvalidState() throws {
+        let session = CaptureSession()
+        #expect(session.state == .idle)
+        let error = #expect(throws: CaptureError.self) { try session.stopRunning() }
+        #expect(error?.code == .invalidState)
+        #expect(session.state == .idle)
+        #expect(!session.isRunning)
+    }
+
+    @Test func commitWithoutBeginIsInvalidState() throws {
+        let session = CaptureSession()
+        let error = #expect(throws: CaptureError.self) { try session.commitConfiguration() }
+        #expect(error?.code == .invalidState)
+        // One begin allows exactly one commit.
+        session.beginConfiguration()
+        try session.commitConfiguration()
+        let again = #expect(throws: CaptureError.self) { try session.commitConfiguration() }
+        #expect(again?.code == .invalidState)
+    }
+
+    @Test func nestedBlocksApplyAtOutermostCommit() throws {
+        let camera = try makeTestCamera("nested blocks")
+        defer { CaptureDevice.removeVirtualDevice(camera) }
+        let session = CaptureSession()
+        let output = CaptureVideoDataOutput()
+        session.beginConfiguration()
+        session.beginConfiguration()
+        try session.addInput(CaptureDeviceInput(device: camera))
+        try session.addOutput(output)
+        try session.commitConfiguration()
+        #expect(session.connections.isEmpty, "the inner commit must not apply")
+        #expect(session.outputs == [output], "staged changes are visible")
+        try session.commitConfiguration()
+        #expect(session.connections.count == 1)
+        #expect(output.connection(with: .video) != nil)
     }
 }

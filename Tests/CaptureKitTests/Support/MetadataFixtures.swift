@@ -221,6 +221,8 @@ struct CodeFrame {
 /// test, not synchronisation).
 final class MetadataRecorder: CaptureMetadataOutputObjectsDelegate {
     let batches = Recorder<[MachineReadableCodeObject]>()
+    /// `CLOCK_MONOTONIC` nanoseconds when each batch arrived (recorded just before the batch).
+    let arrivals = Recorder<Int64>()
     let queue = DispatchQueue(label: "tests.metadataRecorder")
     private let delay: Double?
 
@@ -229,6 +231,7 @@ final class MetadataRecorder: CaptureMetadataOutputObjectsDelegate {
     }
 
     func metadataOutput(_ output: CaptureMetadataOutput, didOutput metadataObjects: [MetadataObject], from connection: CaptureConnection) {
+        arrivals.append(MonotonicClock.nanoseconds())
         batches.append(metadataObjects.compactMap { $0 as? MachineReadableCodeObject })
         if let delay { Thread.sleep(forTimeInterval: delay) }
     }

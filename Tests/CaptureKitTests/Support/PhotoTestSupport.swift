@@ -139,6 +139,8 @@ struct PhotoCall: Sendable, Equatable, CustomStringConvertible {
     var id: Int64
     var kind: Kind
     var error: CaptureError.Code?
+    /// The error's message: it says why a request failed (two causes can share a code).
+    var message: String?
 
     var description: String { "\(id).\(kind)\(error.map { "(\($0))" } ?? "")" }
 }
@@ -160,17 +162,17 @@ final class PhotoDelegateRecorder: CapturePhotoCaptureDelegate {
     }
     func photoOutput(_ output: CapturePhotoOutput, didFinishProcessingPhoto photo: CapturePhoto, error: CaptureError?) {
         photos.append(photo)
-        calls.append(PhotoCall(id: photo.resolvedSettings.uniqueID, kind: .didFinishProcessing, error: error?.code))
+        calls.append(PhotoCall(id: photo.resolvedSettings.uniqueID, kind: .didFinishProcessing, error: error?.code, message: error?.message))
     }
     func photoOutput(_ output: CapturePhotoOutput, didFinishCaptureFor resolvedSettings: CaptureResolvedPhotoSettings, error: CaptureError?) {
-        calls.append(PhotoCall(id: resolvedSettings.uniqueID, kind: .didFinishCapture, error: error?.code))
+        calls.append(PhotoCall(id: resolvedSettings.uniqueID, kind: .didFinishCapture, error: error?.code, message: error?.message))
     }
 
     /// The calls made for one request, in order.
     func calls(for id: Int64) -> [PhotoCall] { calls.items.filter { $0.id == id } }
 
     /// Waits until `count` requests have finished.
-    func waitForFinished(_ count: Int, timeout: Duration = .seconds(20)) async -> Bool {
+    func waitForFinished(_ count: Int, timeout: Duration = .seconds(30)) async -> Bool {
         await calls.wait(timeout: timeout) { $0.filter { $0.kind == .didFinishCapture }.count >= count }
     }
 }

@@ -10,6 +10,11 @@
 ///   `null` plugins, a sound server delivering bursts, a card whose clock runs fast); from then
 ///   on every buffer is delivered when its last frame is due on the monotonic clock, like a
 ///   real microphone, so audio never runs ahead of video.
+///
+/// Before that is certain, no buffer is delivered ahead of its time either: one whose last frame
+/// is due later than now waits until then. (A PCM that starts with a burst — the `file` plugin
+/// hands over its first 120 ms at once, the `pulse` plugin 80 ms at a time — otherwise had its
+/// buffers delivered up to 115 ms before the times they were stamped with.)
 struct ALSATimeline {
     /// What to do with one read.
     struct Placement: Equatable {
@@ -17,7 +22,8 @@ struct ALSATimeline {
         var presentationFrame: Int64
         /// Frames that were lost before this read (0 when none).
         var gapFrames: Int64
-        /// When to deliver, in monotonic frames: later than now for unpaced PCMs.
+        /// When to deliver, in monotonic frames: later than now when the last frame is not due
+        /// yet (every buffer of an unpaced PCM, the bursts of a paced one).
         var dueFrame: Int64
     }
 
@@ -71,6 +77,6 @@ struct ALSATimeline {
         }
         let pts = (origin ?? estimate) + delivered
         delivered += Int64(count)
-        return Placement(presentationFrame: pts, gapFrames: gap, dueFrame: isUnpaced ? pts + Int64(count) : now)
+        return Placement(presentationFrame: pts, gapFrames: gap, dueFrame: isUnpaced ? pts + Int64(count) : max(now, pts + Int64(count)))
     }
 }

@@ -190,7 +190,8 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
             guard byteCount > 0 else { return }
             let frames = byteCount / format.bytesPerFrame
             if let data {
-                deliver(data, frames: frames, measuredStart: captureTime(ofFirstOf: frames))
+                let (measuredStart, read) = captureTime(ofFirstOf: frames)
+                deliver(data, frames: frames, measuredStart: measuredStart, read: read)
             } else {
                 // A hole: the server lost this much audio. The next buffer starts after it.
                 timeline.skip(frames: frames)
@@ -203,20 +204,21 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
     /// When the first of `frames` waiting samples was captured, in monotonic nanoseconds: now
     /// minus the stream's latency, which for a record stream is the age of the oldest unread
     /// sample (source latency plus what waits in the buffers). Before the server's first timing
-    /// report, the chunk is taken to have just been completed.
-    private func captureTime(ofFirstOf frames: Int) -> Int64 {
+    /// report, the chunk is taken to have just been completed. With it, `read`: now, when all
+    /// of them are in hand (none can have been captured later).
+    private func captureTime(ofFirstOf frames: Int) -> (measured: Int64, read: Int64) {
         let now = MonotonicClock.nanoseconds()
         var latency: pa_usec_t = 0
         var negative: Int32 = 0
         guard let stream, pa_stream_get_latency(stream, &latency, &negative) == 0 else {
-            return now - Int64(frames) * 1_000_000_000 / Int64(format.sampleRate)
+            return (now - Int64(frames) * 1_000_000_000 / Int64(format.sampleRate), now)
         }
         let nanoseconds = Int64(latency) * 1_000
-        return negative != 0 ? now + nanoseconds : now - nanoseconds
+        return (negative != 0 ? now + nanoseconds : now - nanoseconds, now)
     }
 
-    private func deliver(_ data: UnsafeRawPointer, frames: Int, measuredStart: Int64) {
-        let placement = timeline.place(frames: frames, measuredStartNanoseconds: measuredStart)
+    private func deliver(_ data: UnsafeRawPointer, frames: Int, measuredStart: Int64, read: Int64) {
+        let placement = timeline.place(frames: frames, measuredStartNanoseconds: measuredStart, readNanoseconds: read)
         if placement.gap > 0 { sink.event(.droppedFrames(count: Int(placement.gap))) }
         var offset = 0
         while offset < frames {

@@ -5,7 +5,8 @@ import Glibc
 /// or copied into a pooled buffer when consumers already hold so many that the driver would
 /// run short (lent frames carry the buffer's DMA-BUF when the driver exported it); MJPEG frames are decoded and the buffer requeued at once. Frames the driver
 /// flagged as damaged, frames shorter than their format, and JPEG frames that do not decode
-/// are dropped and counted; so are the frames the driver skipped (sequence gaps).
+/// are dropped and counted; so are the frames the driver skipped (sequence gaps). Frames are
+/// numbered by ``V4L2SequenceTracker``: the driver's count, made to run on by one per frame.
 final class V4L2FrameReader {
     /// Why a frame was not delivered.
     enum DropReason: Sendable, Equatable {
@@ -70,8 +71,9 @@ final class V4L2FrameReader {
     func read(_ buffer: V4L2DequeuedBuffer) -> Outcome {
         ring.didDequeue(buffer.index)
         var outcome = Outcome()
-        let skipped = sequence.record(buffer.sequence)
-        if skipped > 0 { outcome.drops.append(.skippedByDriver(count: skipped)) }
+        let time = buffer.monotonicTimestamp ?? MonotonicClock.nanoseconds()
+        let step = sequence.record(buffer.sequence, at: time, frameDuration: frameDuration.nanoseconds ?? 0)
+        if step.skipped > 0 { outcome.drops.append(.skippedByDriver(count: step.skipped)) }
         guard buffer.index >= 0, buffer.index < ring.buffers.count else {
             outcome.drops.append(.shortBuffer(bytes: 0, expected: 1))
             return outcome
@@ -82,7 +84,7 @@ final class V4L2FrameReader {
             outcome.drops.append(.errorFlag)
             return outcome
         }
-        let pts = MediaTime(value: buffer.monotonicTimestamp ?? MonotonicClock.nanoseconds(), timescale: 1_000_000_000)
+        let pts = MediaTime(value: time, timescale: 1_000_000_000)
         let bytes = UnsafeRawBufferPointer(start: mapped.base, count: min(max(buffer.bytesUsed, 0), mapped.length))
         let frame: PixelBuffer
         var compressed: CompressedFrame?
@@ -126,7 +128,7 @@ final class V4L2FrameReader {
             return outcome
         }
         outcome.sample = SampleBuffer(media: .video(frame), presentationTimeStamp: pts, duration: frameDuration,
-                                      sequenceNumber: UInt64(buffer.sequence), compressedFrame: compressed)
+                                      sequenceNumber: step.number, compressedFrame: compressed)
         return outcome
     }
 

@@ -55,6 +55,21 @@ struct ALSATimelineTests {
         #expect(last.dueFrame > now)
     }
 
+    /// The `file` plugin hands over its first 120 ms at once, and reports no delay: before the
+    /// timeline can tell the PCM is unpaced, those buffers would have been delivered up to
+    /// 115 ms before the times they are stamped with. None is delivered before its last frame
+    /// is due.
+    @Test func aBurstIsNotDeliveredAheadOfItsTime() {
+        var timeline = makeTimeline()
+        let now: Int64 = 50_000
+        for index in 0..<12 {
+            let placement = timeline.place(count: 480, now: now, delay: 0, afterXrun: false)
+            #expect(placement.dueFrame >= placement.presentationFrame + 480, "buffer \(index) delivered before it ends")
+            #expect(placement.dueFrame >= now)
+        }
+        #expect(!timeline.isUnpaced, "within the tolerance it could still be a paced PCM's burst")
+    }
+
     @Test func clockConversionsRoundTrip() {
         let nanoseconds: Int64 = 1_234_567 * 1_000_000_000 + 500_000_000
         let frames = ALSATimeline.frames(nanoseconds: nanoseconds, rate: 48_000)

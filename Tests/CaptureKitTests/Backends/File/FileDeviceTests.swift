@@ -3,8 +3,9 @@ import Testing
 @testable import CaptureKit
 
 /// File-backed devices, unpaced (as fast as they decode) and straight from their backends, so
-/// every sample can be checked against what ffmpeg and ffprobe say about the same file.
-@Suite("FileDevice", .timeLimit(.minutes(2)))
+/// every sample can be checked against what ffmpeg and ffprobe say about the same file (made by
+/// the ffmpeg command line).
+@Suite("FileDevice", .timeLimit(.minutes(2)), .tags(.childProcess), .excludable)
 struct FileDeviceTests {
     // MARK: Video
 
@@ -221,27 +222,6 @@ struct FileDeviceTests {
 
     // MARK: Errors
 
-    @Test func missingFileIsAFileErrorWithItsPath() throws {
-        let path = FileFixtures.directory.appendingPathComponent("missing.mp4").path
-        let error = #expect(throws: CaptureError.self) { try CaptureDevice.makeFileDevices(contentsOf: URL(fileURLWithPath: path)) }
-        #expect(error?.code == .fileError)
-        #expect(error?.errno == ENOENT)
-        #expect(error?.path == path)
-        let directory = #expect(throws: CaptureError.self) { try CaptureDevice.makeFileDevices(contentsOf: FileFixtures.directory) }
-        #expect(directory?.code == .fileError)
-    }
-
-    @Test func notMediaIsUnsupported() throws {
-        let noise = try FileFixtures.noise()
-        let error = #expect(throws: CaptureError.self) { try CaptureDevice.makeFileDevices(contentsOf: noise) }
-        #expect(error?.code == .unsupportedFile)
-        #expect(error?.path == noise.path)
-        let subtitles = try FileFixtures.subtitles()
-        let neither = #expect(throws: CaptureError.self) { try CaptureDevice.makeFileDevices(contentsOf: subtitles) }
-        #expect(neither?.code == .unsupportedFile)
-        #expect(neither?.message.contains("neither a video nor an audio stream") == true)
-    }
-
     @Test func fileDamagedMidStreamFailsAfterItsGoodFrames() async throws {
         let url = try FileFixtures.truncated()
         let devices = try CaptureDevice.makeFileDevices(contentsOf: url, options: fileOptions(.unpaced))
@@ -264,5 +244,30 @@ struct FileDeviceTests {
         let error = #expect(throws: CaptureError.self) { _ = try DeviceStreamRecorder(camera) }
         #expect(error?.code == .fileError)
         #expect(error?.path == copy.path)
+    }
+}
+
+/// File devices refused up front: files that are missing or are not media, made in-process.
+@Suite("FileDevice errors", .timeLimit(.minutes(1)), .excludable)
+struct FileDeviceErrorTests {
+    @Test func missingFileIsAFileErrorWithItsPath() throws {
+        let path = FileFixtures.directory.appendingPathComponent("missing.mp4").path
+        let error = #expect(throws: CaptureError.self) { try CaptureDevice.makeFileDevices(contentsOf: URL(fileURLWithPath: path)) }
+        #expect(error?.code == .fileError)
+        #expect(error?.errno == ENOENT)
+        #expect(error?.path == path)
+        let directory = #expect(throws: CaptureError.self) { try CaptureDevice.makeFileDevices(contentsOf: FileFixtures.directory) }
+        #expect(directory?.code == .fileError)
+    }
+
+    @Test func notMediaIsUnsupported() throws {
+        let noise = try FileFixtures.noise()
+        let error = #expect(throws: CaptureError.self) { try CaptureDevice.makeFileDevices(contentsOf: noise) }
+        #expect(error?.code == .unsupportedFile)
+        #expect(error?.path == noise.path)
+        let subtitles = try FileFixtures.subtitles()
+        let neither = #expect(throws: CaptureError.self) { try CaptureDevice.makeFileDevices(contentsOf: subtitles) }
+        #expect(neither?.code == .unsupportedFile)
+        #expect(neither?.message.contains("neither a video nor an audio stream") == true)
     }
 }

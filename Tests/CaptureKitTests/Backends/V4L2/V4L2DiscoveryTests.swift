@@ -7,7 +7,7 @@ import Testing
 /// Discovery over a made-up /dev and sysfs: capture nodes kept (single- and multi-planar),
 /// metadata nodes skipped, one device per physical device, identity from by-id and sysfs;
 /// and the inotify watch on a real directory.
-@Suite("V4L2Discovery")
+@Suite("V4L2Discovery", .excludable)
 struct V4L2DiscoveryTests {
     /// Opens scripted nodes by path.
     final class PathOpener: V4L2DeviceOpener, @unchecked Sendable {
@@ -120,9 +120,9 @@ struct V4L2DiscoveryTests {
         defer { monitor.stop() }
         #expect(FileManager.default.createFile(atPath: root.appendingPathComponent("ttyS9").path, contents: Data()))
         #expect(FileManager.default.createFile(atPath: root.appendingPathComponent("video7").path, contents: Data()))
-        #expect(await changes.wait(forCount: 1))
+        #expect(await changes.wait(forCount: 1, timeout: .seconds(30)))
         try FileManager.default.removeItem(at: root.appendingPathComponent("video7"))
-        #expect(await changes.wait(forCount: 2))
+        #expect(await changes.wait(forCount: 2, timeout: .seconds(30)))
     }
 
     @Test(.enabled(if: access("/dev/video0", F_OK) != 0, "this host has cameras"))
@@ -168,9 +168,9 @@ extension V4L2DiscoveryTests {
         }
         defer { listener.cancel() }
         #expect(FileManager.default.createFile(atPath: node, contents: Data()))
-        #expect(await events.wait { $0.contains("connected Plugged Camera") })
+        #expect(await events.wait(timeout: .seconds(30)) { $0.contains("connected Plugged Camera") })
         try FileManager.default.removeItem(atPath: node)
-        #expect(await events.wait { $0.contains("disconnected Plugged Camera") })
+        #expect(await events.wait(timeout: .seconds(30)) { $0.contains("disconnected Plugged Camera") })
         #expect(events.items == ["connected Plugged Camera", "disconnected Plugged Camera"])
     }
 }

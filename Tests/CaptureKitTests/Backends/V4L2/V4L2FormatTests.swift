@@ -4,7 +4,7 @@ import Testing
 
 /// ENUM_FMT × ENUM_FRAMESIZES × ENUM_FRAMEINTERVALS parsing, and S_FMT / S_PARM read back with
 /// the substitutions drivers make.
-@Suite("V4L2Formats")
+@Suite("V4L2Formats", .excludable)
 struct V4L2FormatTests {
     typealias Entry = ScriptedV4L2Device.FormatEntry
 

@@ -5,7 +5,7 @@ import Testing
 extension RealTimeCaptureTests {
     /// An MJPEG camera recorded as MJPEG: the camera's own JPEGs go into the file unchanged
     /// (checked packet by packet with ffprobe), nothing is encoded again.
-    @Suite(.serialized)
+    @Suite(.serialized, .tags(.childProcess))
     struct V4L2RecordingTests {
         @Test func mjpegCameraRecordedAsMJPEGStoresTheCamerasJPEGs() async throws {
             let width = 64, height = 48
@@ -46,8 +46,18 @@ extension RealTimeCaptureTests {
             let sizes = String(decoding: try FileFixtures.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=size",
                                                                           "-of", "csv=p=0", url.path]), as: UTF8.self)
                 .split(separator: "\n").compactMap { Int($0) }
-            #expect(sizes.count >= 12, "about 15 frames in half a second")
             #expect(sizes.allSatisfy { $0 == jpeg.count }, "every packet is the camera's \(jpeg.count)-byte JPEG: \(sizes)")
+            // The camera stamps frame k at its start + k/30 s however late it is read, so the
+            // file holds frames 0...14 of the half second, each at its own time; any missing
+            // one was reported dropped (the recording ended only when a later frame came).
+            let times = try WitnessedRecording.packetTimes(url.path)
+            let indices = times.map { Int(($0 * 30).rounded()) }
+            #expect(zip(times, indices).allSatisfy { abs($0 - Double($1) / 30) < 0.0005 }, "packet times off the frame grid: \(times)")
+            #expect(Set(indices).count == indices.count && indices.allSatisfy { (0..<15).contains($0) }, "frame indices \(indices)")
+            let recorded = try #require(movie.lastRecordedMovie)
+            #expect(recorded.videoFrameCount == sizes.count, "the output's count is the file's")
+            #expect(sizes.count + recorded.droppedSampleCount >= 15,
+                    "\(sizes.count) frames in the file + \(recorded.droppedSampleCount) reported dropped for the 15 the camera produced")
         }
     }
 }

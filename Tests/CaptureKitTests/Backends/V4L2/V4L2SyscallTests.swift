@@ -5,7 +5,7 @@ import Testing
 
 /// The one syscall wrapper: EINTR storms, errno → typed error with the operation named,
 /// EAGAIN as "would block", and the pid of whoever holds a busy device.
-@Suite("V4L2Syscall")
+@Suite("V4L2Syscall", .excludable)
 struct V4L2SyscallTests {
     @Test func eintrStormIsRetriedUntilTheCallGoesThrough() throws {
         var attempts = 0
@@ -58,7 +58,7 @@ struct V4L2SyscallTests {
         }
     }
 
-    @Test func busyErrorNamesTheProcessHoldingTheNode() throws {
+    @Test(.tags(.childProcess)) func busyErrorNamesTheProcessHoldingTheNode() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ck-busy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         defer { try? FileManager.default.removeItem(atPath: path) }

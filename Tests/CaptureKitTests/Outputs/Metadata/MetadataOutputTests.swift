@@ -2,17 +2,34 @@ import Foundation
 import Testing
 @testable import CaptureKit
 
-/// The metadata output end to end: virtual and file-backed cameras showing codes drawn by
-/// qrencode and GNU barcode, read back through a running session and compared with what
-/// `zbarimg` reads and where the code was drawn.
+/// The metadata output's settings, without a session.
+@Suite(.excludable)
+struct MetadataOutputSettingsTests {
+    @Test func unsupportedTypesAreRefusedAndNothingIsLookedForByDefault() throws {
+        let output = CaptureMetadataOutput()
+        #expect(output.metadataObjectTypes.isEmpty)
+        #expect(Set(output.availableMetadataObjectTypes) == Set(MetadataObject.ObjectType.allCases))
+        try output.setMetadataObjectTypes([.qr])
+        #expect(throws: CaptureError.self) { try output.setMetadataObjectTypes([.ean13, MetadataObject.ObjectType(rawValue: "aztec")]) }
+        #expect(output.metadataObjectTypes == [.qr])
+        #expect(throws: CaptureError.self) { try output.setRectOfInterest(CGRect(x: 0.5, y: 0.5, width: 0.6, height: 0.2)) }
+        #expect(throws: CaptureError.self) { try output.setRectOfInterest(CGRect(x: 0.1, y: 0.1, width: 0, height: 0.2)) }
+        #expect(output.rectOfInterest == CGRect(x: 0, y: 0, width: 1, height: 1))
+    }
+}
+
+/// The metadata output end to end: virtual cameras showing codes drawn by qrencode, GNU
+/// barcode and zint, read back through a running session and compared with what `zbarimg`
+/// reads and where the code was drawn.
 extension RealTimeCaptureTests {
-    @Suite("MetadataOutput")
+    @Suite("MetadataOutput", .tags(.childProcess))
     struct MetadataOutputTests {
         /// How far a reported corner may be from where the code was drawn (normalized).
         static let tolerance = 0.02
 
         /// Runs `frames` on a virtual camera into a metadata output set up by `configure`
-        /// until `until` holds for the recorded batches (or 10 s pass); returns the recorder.
+        /// until `until` holds for the recorded batches (or 30 s pass: a deadline, not a rate);
+        /// returns the recorder.
         private func scan(_ frames: [PixelBuffer], label: String, types: [MetadataObject.ObjectType]? = nil,
                           configure: (CaptureMetadataOutput) throws -> Void = { _ in },
                           until: @escaping @Sendable ([[MachineReadableCodeObject]]) -> Bool) async throws
@@ -21,9 +38,24 @@ extension RealTimeCaptureTests {
             defer { CaptureDevice.removeVirtualDevice(camera) }
             let rig = try ScanRig(camera: camera, types: types ?? CaptureMetadataOutput.supportedTypes, configure: configure)
             try await rig.session.start()
-            let satisfied = await rig.recorder.batches.wait(until: until)
+            let satisfied = await rig.recorder.batches.wait(timeout: .seconds(30), until: until)
             try await rig.session.stop()
+            Self.expectFrameTimes(rig.recorder.codes, video: rig.video)
             return (rig.recorder, rig.output, satisfied)
+        }
+
+        /// Checks what the camera sent beside the scans (every frame delivered or reported
+        /// dropped) and that every object carries the exact time and duration of a frame.
+        static func expectFrameTimes(_ codes: [MachineReadableCodeObject], video: SampleRecorder,
+                                     sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(video.accounting.isComplete, "video: \(video.accounting)", sourceLocation: sourceLocation)
+            guard let reference = video.samples.items.first?.sample.presentationTimeStamp else { return }
+            let duration = frameDuration(fps: 30)
+            for object in codes {
+                let frames = (object.time - reference).convertScale(30).value
+                #expect(object.time == reference + duration * frames && object.duration == duration,
+                        "\(object.type) at \(object.time) for \(object.duration) is no frame's time", sourceLocation: sourceLocation)
+            }
         }
 
         // MARK: Every type
@@ -57,18 +89,6 @@ extension RealTimeCaptureTests {
                             "\(type): corner \(reported) drawn at \(expected)")
                 }
             }
-        }
-
-        @Test func unsupportedTypesAreRefusedAndNothingIsLookedForByDefault() throws {
-            let output = CaptureMetadataOutput()
-            #expect(output.metadataObjectTypes.isEmpty)
-            #expect(Set(output.availableMetadataObjectTypes) == Set(MetadataObject.ObjectType.allCases))
-            try output.setMetadataObjectTypes([.qr])
-            #expect(throws: CaptureError.self) { try output.setMetadataObjectTypes([.ean13, MetadataObject.ObjectType(rawValue: "aztec")]) }
-            #expect(output.metadataObjectTypes == [.qr])
-            #expect(throws: CaptureError.self) { try output.setRectOfInterest(CGRect(x: 0.5, y: 0.5, width: 0.6, height: 0.2)) }
-            #expect(throws: CaptureError.self) { try output.setRectOfInterest(CGRect(x: 0.1, y: 0.1, width: 0, height: 0.2)) }
-            #expect(output.rectOfInterest == CGRect(x: 0, y: 0, width: 1, height: 1))
         }
 
         // MARK: Where
@@ -192,11 +212,14 @@ extension RealTimeCaptureTests {
             let camera = try makeCodeCamera("empty rect", frames: [try picture.pixelBuffer(.yuv420p)])
             defer { CaptureDevice.removeVirtualDevice(camera) }
             let rig = try ScanRig(camera: camera, types: [.qr]) { try $0.setRectOfInterest(CGRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5)) }
+            let output = rig.output
             try await rig.session.start()
-            #expect(await rig.video.samples.wait(forCount: 20))
+            // The video output's frames are the clock: wait (a deadline, not a rate) until ten
+            // frames have been scanned, however slowly a loaded machine scans.
+            #expect(await rig.video.samples.wait(timeout: .seconds(30)) { _ in output.statistics.scannedFrames >= 10 })
             try await rig.session.stop()
-            #expect(rig.output.statistics.scannedFrames >= 10)
             #expect(rig.recorder.batches.count == 0)
+            #expect(rig.video.accounting.isComplete, "video: \(rig.video.accounting)")
         }
 
         // MARK: When and who
@@ -209,11 +232,12 @@ extension RealTimeCaptureTests {
             let stream = rig.output.metadataObjects
             let streamed = Recorder<Int>()
             let reader = Task { for await objects in stream { streamed.append(objects.count) } }
+            let output = rig.output
             try await rig.session.start()
-            #expect(await rig.video.samples.wait(forCount: 20))
+            #expect(await rig.video.samples.wait(timeout: .seconds(30)) { _ in output.statistics.scannedFrames >= 10 })
             try await rig.session.stop()
             reader.cancel()
-            #expect(rig.output.statistics.scannedFrames >= 10)
+            #expect(rig.video.accounting.isComplete, "video: \(rig.video.accounting)")
             #expect(rig.output.statistics.framesWithObjects == 0)
             #expect(rig.recorder.batches.count == 0)
             #expect(streamed.count == 0)
@@ -239,9 +263,15 @@ extension RealTimeCaptureTests {
             #expect(codes.count == 3)
             #expect(Set(codes.map(\.objectID)).count == 1)
             #expect(codes.allSatisfy { $0.stringValue == (try? MetadataFixtures.code(.code39).expected) })
-            // One frame per batch, in order, each lasting one frame at 30 fps.
+            // One frame per batch, in order, each at a frame's exact time and lasting one frame
+            // at 30 fps.
             #expect(zip(codes, codes.dropFirst()).allSatisfy { $0.time < $1.time })
             #expect(codes.allSatisfy { $0.duration == MediaTime(value: 1, timescale: 30) })
+            let duration = frameDuration(fps: 30)
+            for (previous, next) in zip(codes, codes.dropFirst()) {
+                #expect(next.time - previous.time == duration * (next.time - previous.time).convertScale(30).value,
+                        "\(previous.time) → \(next.time) is not whole frames")
+            }
         }
 
         @Test func aSlowConsumerNeverSlowsCaptureOrOtherOutputs() async throws {
@@ -250,63 +280,116 @@ extension RealTimeCaptureTests {
             let camera = try makeCodeCamera("slow", frames: [try picture.pixelBuffer(.nv12)])
             defer { CaptureDevice.removeVirtualDevice(camera) }
             // A quarter of a second per batch: far slower than the 30 fps camera.
-            let rig = try ScanRig(camera: camera, types: [.qr], delay: 0.25)
+            let busy: Int64 = 250_000_000
+            let rig = try ScanRig(camera: camera, types: [.qr], delay: Double(busy) / 1e9)
             try await rig.session.start()
-            #expect(await rig.video.samples.wait(forCount: 30))
+            #expect(await rig.video.samples.wait(forCount: 30, timeout: .seconds(30)))
+            #expect(await rig.recorder.batches.wait(forCount: 3, timeout: .seconds(30)))
             try await rig.session.stop()
-            let sequence = rig.video.samples.items.prefix(30).map(\.sequenceNumber)
-            // The video output got every frame, in order, none dropped.
-            #expect(zip(sequence, sequence.dropFirst()).allSatisfy { $1 == $0 + 1 })
-            #expect(rig.video.drops.count == 0)
+
+            // The video output: every frame delivered or reported dropped, timestamps exact.
+            let duration = frameDuration(fps: 30)
+            let video = rig.video.samples.items
+            #expect(rig.video.accounting.isComplete, "\(rig.video.accounting)")
+            let times = FrameTimestamps(video, frameDuration: duration)
+            #expect(times.isExact, "\(times)")
             // The metadata output kept up by skipping to the newest frame, not by queueing.
-            #expect(rig.output.statistics.skippedFrames > 0)
-            #expect(rig.recorder.batches.count <= 8)
-            #expect(rig.recorder.batches.count >= 1)
+            let batches = rig.recorder.batches.items
+            let arrivals = rig.recorder.arrivals.items
+            let statistics = rig.output.statistics
+            #expect(statistics.skippedFrames > 0)
+            // Every frame shows the code, so every scan is a batch. Frames are exactly 1/30 s
+            // apart, so a batch's time names its frame.
+            let reference = try #require(video.first)
+            func frameNumber(_ time: MediaTime) -> Int64 {
+                Int64(reference.sequenceNumber) + (time - reference.sample.presentationTimeStamp).convertScale(30).value
+            }
+            let scanned = try batches.map { batch in frameNumber(try #require(batch.first).time) }
+            // Every frame between the first and the last scanned one was scanned or counted as
+            // skipped.
+            let first = try #require(scanned.first), last = try #require(scanned.last)
+            #expect(statistics.scannedFrames + statistics.skippedFrames >= Int(last - first + 1), "\(statistics), frames \(first)...\(last)")
+            // The camera hands a frame to every output before it makes the next, so when the
+            // video output has frame j, the frame it got before j is waiting for the metadata
+            // output too. When a batch's delegate call returns (at least 250 ms after it was
+            // made), the next scan must be of that frame or a newer one.
+            for (index, (previous, next)) in zip(scanned, scanned.dropFirst()).enumerated() {
+                let seen = video.filter { $0.arrival < arrivals[index] + busy }
+                guard seen.count >= 2 else { continue }
+                let waiting = Int64(seen[seen.count - 2].sequenceNumber)
+                #expect(next >= waiting, "after frame \(previous) the scanner took \(next), though \(waiting) was waiting")
+            }
+            // Capture went on during the slow delegate's calls: the video output received frames
+            // the camera finished only after a call began, before it returned.
+            let keptPace = arrivals.filter { called in
+                video.contains { frame in
+                    let captured = (frame.sample.presentationTimeStamp + frame.sample.duration).nanoseconds ?? .max
+                    return captured > called && frame.arrival < called + busy
+                }
+            }
+            #expect(!keptPace.isEmpty, "no frame was captured and delivered while the metadata delegate was busy")
         }
 
-        /// A file-backed camera plays a clip in which a QR code is in view for frames 5–14
-        /// (moving a little each frame), gone for 15–19, back for 20–27 and gone again.
+        /// A camera loops 30 frames in which a QR code is in view for frames 5–14 (moving a little
+        /// each frame), gone for 15–19, back for 20–27 and gone again until frame 5 of the next
+        /// loop: two appearances per loop, each one object, each a new one.
         @Test func aCodeThatStaysInViewIsOneObject() async throws {
             let qr = try MetadataFixtures.code(.qr)
             let visible = Set(5...14).union(20...27)
-            let clip = try FileFixtures.file("qr-clip.mkv") { path in
-                let directory = path + ".frames"
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                for index in 0..<30 {
-                    var picture = CodeFrame(width: 320, height: 240)
-                    if visible.contains(index) { try picture.paste(qr, x: 20 + 4 * (index % 10), y: 30) }
-                    try picture.writePGM(String(format: "%@/f%03d.pgm", directory, index))
-                }
-                // FFV1 is lossless: the camera shows exactly the pictures written.
-                try FileFixtures.ffmpeg(["-framerate", "30", "-i", "\(directory)/f%03d.pgm", "-c:v", "ffv1", "-pix_fmt", "yuv420p"], to: path)
+            let frames = try (0..<30).map { index in
+                var picture = CodeFrame(width: 320, height: 240)
+                if visible.contains(index) { try picture.paste(qr, x: 20 + 4 * (index % 10), y: 30) }
+                return try picture.pixelBuffer(.yuv420p)
             }
-            let devices = try CaptureDevice.makeFileDevices(contentsOf: clip, options: fileOptions(.realTime))
-            defer { devices.remove() }
-            let rig = try ScanRig(camera: try #require(devices.video), types: [.qr])
-            let (session, output, recorder) = (rig.session, rig.output, rig.recorder)
+            let camera = try makeCodeCamera("one object", frames: frames)
+            defer { CaptureDevice.removeVirtualDevice(camera) }
+            let rig = try ScanRig(camera: camera, types: [.qr])
+            let (session, output, recorder, video) = (rig.session, rig.output, rig.recorder, rig.video)
             try await session.start()
-            #expect(await rig.video.samples.wait(forCount: 30))
-            let times = rig.video.samples.items.map { ($0.sample.presentationTimeStamp, Int($0.sample.sequenceNumber)) }
-            let lateShown = try #require(times.first { $0.1 == 24 }?.0)
-            // Wait for the second appearance to have been scanned (frames may be skipped, never reordered).
-            #expect(await recorder.batches.wait { $0.contains { $0.contains { $0.time >= lateShown } } })
+            // Frames are exactly 1/30 s apart, so a reported time names its frame: frame n shows
+            // picture n mod 30.
+            #expect(await video.samples.wait(forCount: 1, timeout: .seconds(30)))
+            let reference = try #require(video.samples.items.first)
+            let frameNumber: @Sendable (MediaTime) -> Int64 = { time in
+                Int64(reference.sequenceNumber) + (time - reference.sample.presentationTimeStamp).convertScale(30).value
+            }
+            /// Which appearance of the code frame `n` belongs to (two per loop), nil when it shows none.
+            let appearance: @Sendable (Int64) -> Int64? = { n in
+                let picture = Int(n % 30)
+                guard n >= 0, visible.contains(picture) else { return nil }
+                return 2 * (n / 30) + (picture < 15 ? 0 : 1)
+            }
+            // Wait (a deadline, not a rate) until one appearance was read at least twice and a
+            // later one at least once, however slowly a loaded machine scans; and until a frame
+            // without the code was scanned too.
+            #expect(await recorder.batches.wait(timeout: .seconds(30)) { batches in
+                let counts = Dictionary(grouping: batches.joined().compactMap { appearance(frameNumber($0.time)) }, by: { $0 }).mapValues(\.count)
+                return counts.contains { seen, count in count >= 2 && counts.keys.contains { $0 > seen } }
+            })
+            #expect(await video.samples.wait(timeout: .seconds(30)) { _ in output.statistics.scannedFrames > output.statistics.framesWithObjects })
             try await session.stop()
 
-            let frameOf = Dictionary(times.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first })
             let codes = recorder.codes
             #expect(recorder.batches.items.allSatisfy { $0.count == 1 })
+            var objectsByAppearance: [Int64: Set<Int>] = [:]
             for object in codes {
-                let index = try #require(frameOf[object.time], "reported time \(object.time) is no frame's")
-                #expect(visible.contains(index), "frame \(index) has no code but \(object) was reported")
+                let frame = frameNumber(object.time)
+                #expect(object.time == reference.sample.presentationTimeStamp + frameDuration(fps: 30) * (frame - Int64(reference.sequenceNumber)),
+                        "reported time \(object.time) is no frame's")
                 #expect(object.stringValue == qr.expected)
+                guard let seen = appearance(frame) else {
+                    Issue.record("frame \(frame) has no code but \(object) was reported")
+                    continue
+                }
+                objectsByAppearance[seen, default: []].insert(object.objectID)
             }
-            let first = codes.filter { frameOf[$0.time]! < 15 }, second = codes.filter { frameOf[$0.time]! >= 20 }
-            #expect(first.count >= 5 && second.count >= 4)
-            #expect(Set(first.map(\.objectID)).count == 1)
-            #expect(Set(second.map(\.objectID)).count == 1)
-            #expect(first.first?.objectID != second.first?.objectID)
-            // Blank frames were scanned too, and produced nothing.
-            #expect(output.statistics.scannedFrames > output.statistics.framesWithObjects)
+            // One object per appearance, and a new one each time the code comes back.
+            for (seen, ids) in objectsByAppearance.sorted(by: { $0.key < $1.key }) {
+                #expect(ids.count == 1, "appearance \(seen) was \(ids.count) objects: \(ids.sorted())")
+            }
+            let ids = objectsByAppearance.values.flatMap { $0 }
+            #expect(Set(ids).count == ids.count, "an object spans appearances: \(objectsByAppearance)")
+            #expect(objectsByAppearance.count >= 2)
         }
     }
 }

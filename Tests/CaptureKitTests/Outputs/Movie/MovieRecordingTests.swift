@@ -4,16 +4,20 @@ import Testing
 
 extension RealTimeCaptureTests {
     /// Recording movies from the virtual camera and microphone in real time, every file checked
-    /// with ffprobe.
-    @Suite(.serialized)
+    /// with ffprobe. What a loaded machine cannot change is checked, never how many frames it
+    /// managed: the file's timestamps are capture times, every frame the camera produced inside
+    /// the recording is in the file or reported dropped, and audio and video start and end
+    /// within one frame of each other.
+    @Suite(.serialized, .tags(.childProcess))
     struct MovieRecordingTests {
-        private let frame = 1.0 / 30
+        /// The test camera's frame duration (30 fps).
+        private let frameDuration = MediaTime(value: 1, timescale: 30)
 
-        /// Records `seconds` through `configure`d output settings and returns the file and the
-        /// delegate's calls.
+        /// Records up to `seconds` (the maximum duration) through `prepare`d output settings and
+        /// returns the file, the delegate's calls and the finished recording.
         private func record(_ label: String, ext: String, seconds: Int64 = 2, audio: Bool = true,
                             prepare: (CaptureMovieFileOutput, CaptureSession) throws -> Void = { _, _ in })
-            async throws -> (URL, [RecordingRecorder.Call]) {
+            async throws -> (URL, [RecordingRecorder.Call], RecordedMovie?) {
             let movie = CaptureMovieFileOutput()
             movie.maxRecordedDuration = MediaTime(value: seconds, timescale: 1)
             let (session, camera, microphone) = try makeRecordingSession(label, audio: audio, outputs: [movie])
@@ -27,14 +31,26 @@ extension RealTimeCaptureTests {
             let delegate = RecordingRecorder()
             try movie.startRecording(to: url, recordingDelegate: delegate)
             #expect(movie.isRecording)
-            let finish = await delegate.finished()
+            let finish = await delegate.finished(timeout: .seconds(60))
             try await session.stop()
             #expect(finish != nil, "the recording never finished")
-            return (url, delegate.calls.items)
+            return (url, delegate.calls.items, movie.lastRecordedMovie)
+        }
+
+        /// Checks a recording that ran to its maximum duration of `seconds`: every one of the
+        /// frames the camera produced in that time is in the file or reported dropped, and the
+        /// file holds none beyond it. Returns the file's timeline.
+        @discardableResult
+        private func expectWhole(_ url: URL, _ clip: RecordedMovie?, _ probe: ProbedMovie, seconds: Int,
+                                 sourceLocation: SourceLocation = #_sourceLocation) throws -> MovieTimeline {
+            let frames = seconds * Int(frameDuration.timescale)
+            let timeline = try MovieTimeline(url.path, frameDuration: frameDuration)
+            timeline.expectAccounted(clip, probe: probe, covering: frames, limit: frames, sourceLocation: sourceLocation)
+            return timeline
         }
 
         @Test func movWithH264AndAACIsExactAndInSync() async throws {
-            let (url, calls) = try await record("mov", ext: "mov")
+            let (url, calls, clip) = try await record("mov", ext: "mov")
             #expect(calls == [.didStart, .willFinish, .didFinish(.maximumDurationReached, usable: true)])
             let probe = try ProbedMovie.probe(url.path)
             #expect(probe.formatName.hasPrefix("mov"))
@@ -44,11 +60,8 @@ extension RealTimeCaptureTests {
             #expect(video.codec == "h264")
             #expect(audio.codec == "aac")
             #expect(audio.sampleRate == 48_000)
-            // Real-time source: ±1 frame; the duration limit makes it exactly 60 here.
-            #expect(abs((video.frames ?? 0) - 60) <= 1)
-            #expect(abs(video.duration - 2.0) <= frame)
-            #expect(abs(video.startTime - audio.startTime) <= frame, "A/V start offset")
-            #expect(abs((video.startTime + video.duration) - (audio.startTime + audio.duration)) <= frame, "A/V end offset")
+            #expect(video.startTime == 0, "the file's time zero is its first frame")
+            try expectWhole(url, clip, probe, seconds: 2).expectInSync(probe)
             #expect(probe.tags["creation_time"] != nil)
         }
 
@@ -60,7 +73,7 @@ extension RealTimeCaptureTests {
         ])
         func containersAndCodecs(ext: String, videoCodec: MovieOutputSettings.VideoCodec, audioCodec: MovieOutputSettings.AudioCodec,
                                  expectedVideo: String, expectedAudio: String) async throws {
-            let (url, calls) = try await record("codec-\(expectedVideo)", ext: ext, seconds: 1) { movie, _ in
+            let (url, calls, clip) = try await record("codec-\(expectedVideo)", ext: ext, seconds: 1) { movie, _ in
                 var settings = MovieOutputSettings()
                 settings.videoCodec = videoCodec
                 settings.audioCodec = audioCodec
@@ -70,9 +83,9 @@ extension RealTimeCaptureTests {
             let probe = try ProbedMovie.probe(url.path)
             #expect(probe.video?.codec == expectedVideo)
             #expect(probe.audio?.codec == expectedAudio)
-            #expect(abs((probe.video?.frames ?? 0) - 30) <= 1)
-            let video = try #require(probe.video), audio = try #require(probe.audio)
-            #expect(abs((video.startTime + video.duration) - (audio.startTime + audio.duration)) <= frame, "A/V end offset")
+            // A slow encoder (HEVC in a debug build on a busy machine) may have its queue
+            // overflow: those frames are reported, never silently missing.
+            try expectWhole(url, clip, probe, seconds: 1).expectInSync(probe)
             if ext == "mp4" {
                 // faststart: the index comes before the media.
                 let bytes = try Data(contentsOf: url)
@@ -84,7 +97,7 @@ extension RealTimeCaptureTests {
 
         @Test func orientationMirroringAndMetadataAreWritten() async throws {
             let date = Date(timeIntervalSince1970: 1_700_000_000)
-            let (url, _) = try await record("meta", ext: "mov", seconds: 1, audio: false) { movie, _ in
+            let (url, _, clip) = try await record("meta", ext: "mov", seconds: 1, audio: false) { movie, _ in
                 let connection = try #require(movie.connection(with: .video))
                 connection.videoOrientation = .portrait
                 movie.metadata = MovieMetadata(title: "Front door", creationDate: date,
@@ -96,10 +109,11 @@ extension RealTimeCaptureTests {
             #expect(probe.tags["title"] == "Front door")
             #expect(probe.tags["creation_time"]?.hasPrefix("2023-11-14T22:13:20") == true)
             #expect(probe.tags["location"] == "+48.8584+002.2945+035.000/")
+            try expectWhole(url, clip, probe, seconds: 1)
         }
 
         @Test func mirroredPortraitIsAFlippedMatrix() async throws {
-            let (url, _) = try await record("mirror", ext: "mov", seconds: 1, audio: false) { movie, _ in
+            let (url, _, clip) = try await record("mirror", ext: "mov", seconds: 1, audio: false) { movie, _ in
                 let connection = try #require(movie.connection(with: .video))
                 connection.videoOrientation = .landscapeLeft
                 connection.isVideoMirrored = true
@@ -110,6 +124,7 @@ extension RealTimeCaptureTests {
             #expect([0, 180, -180].contains(rotation))
             let data = try FileFixtures.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream_side_data=displaymatrix", "-of", "json", url.path])
             #expect(String(decoding: data, as: UTF8.self).contains("displaymatrix"))
+            try expectWhole(url, clip, probe, seconds: 1)
         }
 
         @Test func pauseExcludesThePausedTimeWithoutAJump() async throws {
@@ -123,44 +138,54 @@ extension RealTimeCaptureTests {
                 if let microphone { CaptureDevice.removeVirtualDevice(microphone) }
             }
             try await session.start()
+            // The data output beside the movie output is the clock: its samples carry the
+            // camera's capture times and sequence numbers. 20 frames are recorded, 31 paused, 20
+            // more recorded, counted in capture time (so however many the machine dropped).
+            // Each mark is taken just after its call, so the request lies before it; each span
+            // ends with a call made once the frames it must hold were delivered.
+            #expect(await recorder.samples.wait(forCount: 1, timeout: .seconds(30)))
+            // That frame reached the outputs before the recording existed: no earlier one is in it.
+            let firstPossible = try #require(recorder.samples.items.last?.sequenceNumber)
             let url = MovieFiles.path("pause", "mov")
             let delegate = RecordingRecorder()
             try movie.startRecording(to: url, recordingDelegate: delegate)
-            // The data output running beside the movie output is the clock: 20 frames recorded,
-            // 30 frames paused, 20 more recorded.
-            #expect(await delegate.calls.wait { $0.contains(.didStart) })
-            var mark = recorder.samples.count
-            #expect(await recorder.samples.wait(forCount: mark + 20))
+            let started = MonotonicClock.nanoseconds()
+            #expect(await recorder.waitUntilCaptured(20, of: frameDuration, after: started) != nil)
             movie.pauseRecording()
-            #expect(await delegate.calls.wait { $0.contains(.didPause) })
+            let paused = MonotonicClock.nanoseconds()
+            #expect(await delegate.calls.wait(timeout: .seconds(30)) { $0.contains(.didPause) })
             #expect(movie.isRecordingPaused)
-            mark = recorder.samples.count
-            #expect(await recorder.samples.wait(forCount: mark + 30))
+            #expect(await recorder.waitUntilCaptured(31, of: frameDuration, after: paused) != nil)
             movie.resumeRecording()
-            #expect(await delegate.calls.wait { $0.contains(.didResume) })
-            mark = recorder.samples.count
-            #expect(await recorder.samples.wait(forCount: mark + 20))
+            let resumed = MonotonicClock.nanoseconds()
+            #expect(await delegate.calls.wait(timeout: .seconds(30)) { $0.contains(.didResume) })
+            #expect(await recorder.waitUntilCaptured(20, of: frameDuration, after: resumed) != nil)
             let clip = await movie.finishRecording()
+            let finished = MonotonicClock.nanoseconds()
+            // The first frame captured after the stop was asked for: no later one is in the file.
+            let after = try #require(await recorder.waitUntilCaptured(0, of: frameDuration, after: finished))
             try await session.stop()
 
             #expect(clip.error == nil)
             #expect(delegate.calls.items == [.didStart, .didPause, .didResume, .willFinish, .didFinish(nil, usable: true)])
             let probe = try ProbedMovie.probe(url.path)
-            let video = try #require(probe.video), audio = try #require(probe.audio)
-            // About 40 recorded frames (each wait may overshoot by a frame or two); nowhere near
-            // the 70 that passed.
-            #expect((38...46).contains(video.frames ?? 0))
-            #expect(abs(video.duration - Double(video.frames ?? 0) * frame) < 0.001)
-            #expect(abs((video.startTime + video.duration) - (audio.startTime + audio.duration)) <= frame, "A/V end offset")
-            let times = try ProbedMovie.videoTimestamps(url.path)
-            let steps = zip(times.dropFirst(), times).map { $0 - $1 }
-            #expect(steps.allSatisfy { abs($0 - frame) < 0.001 }, "no timestamp jump: \(steps.filter { abs($0 - frame) >= 0.001 })")
-            #expect(recorder.drops.count == 0 || recorder.samples.count > 0)
+            let timeline = try MovieTimeline(url.path, frameDuration: frameDuration)
+            // Both recorded stretches are there (40 frames captured while recording, each in
+            // the file or reported), with no jump where the pause was.
+            timeline.expectAccounted(clip, probe: probe, covering: 40)
+            // The paused time is not: the file spans at least the 31 paused frames less than
+            // the frames the camera produced while the recording existed.
+            let produced = Int(after.sequenceNumber - firstPossible)
+            #expect(timeline.span + 30 <= produced, "\(timeline) of \(produced) frames produced while recording")
+            try timeline.expectInSync(probe)
+            #expect(recorder.accounting.isComplete, "\(recorder.accounting)")
+            let times = FrameTimestamps(recorder.samples.items, frameDuration: frameDuration)
+            #expect(times.isExact, "\(times)")
         }
 
         @Test func maximumFileSizeStopsWithACompleteFile() async throws {
             let limit: Int64 = 150_000
-            let (url, calls) = try await record("size", ext: "mp4", seconds: 30) { movie, _ in
+            let (url, calls, clip) = try await record("size", ext: "mp4", seconds: 30) { movie, _ in
                 movie.maxRecordedFileSize = limit
                 var settings = MovieOutputSettings()
                 settings.videoQuality = .bitRate(2_000_000)
@@ -173,6 +198,7 @@ extension RealTimeCaptureTests {
             let probe = try ProbedMovie.probe(url.path)
             #expect((probe.video?.frames ?? 0) > 0)
             #expect(probe.duration < 30)
+            try MovieTimeline(url.path, frameDuration: frameDuration).expectAccounted(clip, probe: probe)
         }
 
         @Test func startingIsRefusedUpFrontWithTypedErrors() async throws {
@@ -279,10 +305,13 @@ extension RealTimeCaptureTests {
             #expect(clip.droppedSampleCount == 0, "an unpaced source is held back, never dropped")
             let original = try ProbedMovie.probe(source.path)
             let probe = try ProbedMovie.probe(url.path)
-            let video = try #require(probe.video), audio = try #require(probe.audio)
+            let video = try #require(probe.video)
             #expect(video.frames == original.video?.frames, "every frame of the file, exactly")
             #expect(abs(video.duration - (original.video?.duration ?? 0)) < 0.001)
-            #expect(abs((video.startTime + video.duration) - (audio.startTime + audio.duration)) <= frame, "A/V end offset")
+            let timeline = try MovieTimeline(url.path, frameDuration: frameDuration)
+            timeline.expectAccounted(clip, probe: probe, covering: original.video?.frames ?? 0)
+            #expect(timeline.holes == 0, "\(timeline)")
+            try timeline.expectInSync(probe)
             // The tone is there from start to end: no stretch of it was replaced by silence.
             let report = try FileFixtures.run("ffmpeg", ["-v", "info", "-nostats", "-i", url.path, "-af", "silencedetect=n=-50dB:d=0.1",
                                                          "-f", "null", "-"], includingErrors: true)
@@ -303,14 +332,19 @@ extension RealTimeCaptureTests {
             let url = MovieFiles.path("unplug", "mov")
             let delegate = RecordingRecorder()
             try movie.startRecording(to: url, recordingDelegate: delegate)
-            #expect(await delegate.calls.wait { $0.contains(.didStart) })
-            #expect(await clock.samples.wait(forCount: clock.samples.count + 20))
+            let started = MonotonicClock.nanoseconds()
+            #expect(await delegate.calls.wait(timeout: .seconds(30)) { $0.contains(.didStart) })
+            // 20 frames captured while recording, every one handed to the movie output before
+            // the camera goes.
+            #expect(await clock.waitUntilCaptured(20, of: frameDuration, after: started) != nil)
             try camera.simulateDisconnect()
             let finish = await delegate.finished()
             #expect(finish == .didFinish(.deviceDisconnected, usable: true))
             try await session.stop()
             let probe = try ProbedMovie.probe(url.path)
-            #expect((probe.video?.frames ?? 0) >= 15)
+            let timeline = try MovieTimeline(url.path, frameDuration: frameDuration)
+            timeline.expectAccounted(movie.lastRecordedMovie, probe: probe, covering: 20)
+            try timeline.expectInSync(probe)
         }
 
         @Test func stoppingTheSessionFinishesTheFile() async throws {
@@ -327,13 +361,16 @@ extension RealTimeCaptureTests {
             let url = MovieFiles.path("sessionstop", "mp4")
             let delegate = RecordingRecorder()
             try movie.startRecording(to: url, recordingDelegate: delegate)
-            #expect(await delegate.calls.wait { $0.contains(.didStart) })
-            #expect(await clock.samples.wait(forCount: clock.samples.count + 15))
+            let started = MonotonicClock.nanoseconds()
+            #expect(await delegate.calls.wait(timeout: .seconds(30)) { $0.contains(.didStart) })
+            #expect(await clock.waitUntilCaptured(15, of: frameDuration, after: started) != nil)
             try await session.stop()
             #expect(await delegate.finished() == .didFinish(.sessionStopped, usable: true))
             let probe = try ProbedMovie.probe(url.path)
-            #expect((probe.video?.frames ?? 0) >= 10)
             #expect(probe.audio != nil)
+            let timeline = try MovieTimeline(url.path, frameDuration: frameDuration)
+            timeline.expectAccounted(movie.lastRecordedMovie, probe: probe, covering: 15)
+            try timeline.expectInSync(probe)
         }
     }
 }

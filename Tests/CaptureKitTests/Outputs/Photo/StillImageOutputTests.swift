@@ -3,10 +3,26 @@ import Foundation
 import Testing
 @testable import CaptureKit
 
+/// The legacy still-image output's JPEG representation of any buffer, without a session.
+@Suite(.tags(.childProcess), .excludable)
+struct StillImageRepresentationTests {
+    @Test func anyVideoBufferHasAJPEGRepresentation() throws {
+        let frame = try TestPattern(width: 640, height: 480, pixelFormat: .yuyv422).render(frameIndex: 7)
+        let buffer = SampleBuffer(media: .video(frame), presentationTimeStamp: .zero, duration: MediaTime(value: 1, timescale: 30))
+        let jpeg = try #require(CaptureStillImageOutput.jpegStillImageDataRepresentation(buffer))
+        let scratch = try PhotoScratch()
+        let decoded = try PhotoTools.decodeYUV420(try scratch.write(jpeg, as: "any.jpg"), in: scratch)
+        #expect(psnr(decoded.bytes, try expectedFrame(width: 640, height: 480, pixelFormat: .yuyv422, index: 7)) >= 35)
+        let audio = SampleBuffer(media: .audio(try AudioBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1, sampleFormat: .s16), frameCount: 480)),
+                                 presentationTimeStamp: .zero, duration: MediaTime(value: 1, timescale: 100))
+        #expect(CaptureStillImageOutput.jpegStillImageDataRepresentation(audio) == nil)
+    }
+}
+
 extension RealTimeCaptureTests {
     /// The legacy still-image output, used the way ported iOS code (the seed's
     /// `captureStillImage`) uses it.
-    @Suite(.serialized)
+    @Suite(.serialized, .tags(.childProcess))
     struct StillImageOutputTests {
         @Test func portedStillImageFlowGivesAnOrientedJPEGOfTheFrame() async throws {
             let camera = try makePhotoCamera("still")
@@ -31,7 +47,7 @@ extension RealTimeCaptureTests {
             stills.captureStillImageAsynchronously(from: connection) { buffer, error in
                 if let buffer { results.append(buffer) } else if let error { failures.append(error) }
             }
-            #expect(await results.wait(forCount: 1))
+            #expect(await results.wait(forCount: 1, timeout: .seconds(30)))
             #expect(failures.count == 0)
             #expect(!stills.isCapturingStillImage)
             try session.stopRunning()
@@ -72,18 +88,6 @@ extension RealTimeCaptureTests {
             #expect(error?.code == .invalidArgument)
             let still = try await stills.captureStillImage(from: connection)
             #expect(CaptureStillImageOutput.jpegStillImageDataRepresentation(still)?.prefix(2) == Data([0xFF, 0xD8]))
-        }
-
-        @Test func anyVideoBufferHasAJPEGRepresentation() throws {
-            let frame = try TestPattern(width: 640, height: 480, pixelFormat: .yuyv422).render(frameIndex: 7)
-            let buffer = SampleBuffer(media: .video(frame), presentationTimeStamp: .zero, duration: MediaTime(value: 1, timescale: 30))
-            let jpeg = try #require(CaptureStillImageOutput.jpegStillImageDataRepresentation(buffer))
-            let scratch = try PhotoScratch()
-            let decoded = try PhotoTools.decodeYUV420(try scratch.write(jpeg, as: "any.jpg"), in: scratch)
-            #expect(psnr(decoded.bytes, try expectedFrame(width: 640, height: 480, pixelFormat: .yuyv422, index: 7)) >= 35)
-            let audio = SampleBuffer(media: .audio(try AudioBuffer(format: AudioFormat(sampleRate: 48_000, channelCount: 1, sampleFormat: .s16), frameCount: 480)),
-                                     presentationTimeStamp: .zero, duration: MediaTime(value: 1, timescale: 100))
-            #expect(CaptureStillImageOutput.jpegStillImageDataRepresentation(audio) == nil)
         }
     }
 }

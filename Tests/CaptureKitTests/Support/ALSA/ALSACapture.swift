@@ -8,11 +8,13 @@ struct ALSACapture {
     var buffers: [ReceivedSample]
     var drops: [DroppedFrame]
     var channels: [CaptureAudioChannel]
+    /// Samples and drops in the order the delegate heard them.
+    var log: [DeliveryEvent]
 
     var audioBuffers: [AudioBuffer] { buffers.compactMap(\.sample.audioBuffer) }
 
     /// Captures until `seconds` of audio arrived from `device` in `format` (its active format
-    /// when nil); fails the test when they do not arrive within `seconds × 3 + 5` s.
+    /// when nil); fails the test when they do not arrive within `seconds × 3 + 30` s.
     static func record(_ device: CaptureDevice, format: AudioFormat? = nil, seconds: Double,
                        configure: (CaptureAudioDataOutput) -> Void = { _ in }) async throws -> ALSACapture {
         if let format {
@@ -25,13 +27,13 @@ struct ALSACapture {
         try await session.start()
         defer { try? session.stopRunning() }
         let wanted = seconds
-        let arrived = await recorder.samples.wait(timeout: .seconds(seconds * 3 + 5)) { samples in
+        let arrived = await recorder.samples.wait(timeout: .seconds(seconds * 3 + 30)) { samples in
             samples.reduce(0.0) { $0 + $1.sample.duration.seconds } >= wanted
         }
         let channels = output.connection(with: .audio)?.audioChannels ?? []
         try session.stopRunning()
         #expect(arrived, "\(seconds) s of audio did not arrive from \(device.localizedName)")
-        return ALSACapture(buffers: recorder.samples.items, drops: recorder.drops.items, channels: channels)
+        return ALSACapture(buffers: recorder.samples.items, drops: recorder.drops.items, channels: channels, log: recorder.log.items)
     }
 
     /// A configured (not yet running) session from `device` to an audio data output recorded by
@@ -50,22 +52,25 @@ struct ALSACapture {
         return (session, output, recorder)
     }
 
-    /// Checks that consecutive buffers join exactly (no gap, no overlap) and run in real time.
-    func expectContinuousRealTime(sourceLocation: SourceLocation = #_sourceLocation) {
-        for (previous, next) in zip(buffers, buffers.dropFirst()) {
-            #expect(next.sample.presentationTimeStamp == previous.sample.presentationTimeStamp + previous.sample.duration,
-                    "gap or overlap after \(previous.sample.presentationTimeStamp.seconds) s", sourceLocation: sourceLocation)
-        }
-        guard let first = buffers.first, let last = buffers.last, buffers.count > 10 else {
+    /// Checks the timing promise on what was captured, which no load can break: every buffer's
+    /// time is its capture time. Consecutive buffers join exactly unless a loss was reported
+    /// between them (ALSA reports losses in periods, so a gap may fall short of its report by up
+    /// to one period), and none arrived before its last frame was captured, so the stream never
+    /// ran ahead of real time. How late buffers arrive, and how many were lost, is the machine's
+    /// business.
+    func expectCaptureTimes(sourceLocation: SourceLocation = #_sourceLocation) {
+        guard let period = buffers.first?.sample.duration, buffers.count > 10 else {
             Issue.record("too few buffers: \(buffers.count)", sourceLocation: sourceLocation)
             return
         }
-        let span = (last.sample.presentationTimeStamp - first.sample.presentationTimeStamp).seconds
-        let arrivals = Double(last.arrival - first.arrival) / 1e9
-        #expect(abs(span - arrivals) < 0.1, "timestamps span \(span) s but arrivals \(arrivals) s", sourceLocation: sourceLocation)
-        // Capture times are in the past when delivered, and not by more than the PCM buffer
-        // plus scheduling (the stream delivers each period as it is read).
-        let latency = Double(last.arrival) / 1e9 - (last.sample.presentationTimeStamp + last.sample.duration).seconds
-        #expect(latency > -0.005 && latency < 0.3, "delivery latency \(latency) s", sourceLocation: sourceLocation)
+        let accounting = AudioAccounting(log, slack: period)
+        #expect(accounting.isComplete, "\(accounting)", sourceLocation: sourceLocation)
+        // (index, milliseconds before its capture ended)
+        let early = buffers.enumerated().compactMap { index, buffer -> (Int, Double)? in
+            guard let end = (buffer.sample.presentationTimeStamp + buffer.sample.duration).nanoseconds, buffer.arrival < end else { return nil }
+            return (index, Double(end - buffer.arrival) / 1e6)
+        }
+        #expect(early.count == 0, "\(early.count) of \(buffers.count) buffers arrived before their capture ended (index, ms): \(early.prefix(8))",
+                sourceLocation: sourceLocation)
     }
 }

@@ -49,8 +49,9 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
         /// Calls interrupted this many times before going through.
         var interruptions: [String: Int] = [:]
         var grantedBuffers: Int?
-        /// Nanoseconds between frames as a real camera delivers them (0: all at once). Paced
-        /// frames with a zero timestamp are stamped with the monotonic time they are ready.
+        /// Nanoseconds between frames as a real camera delivers them (0: all at once), on
+        /// absolute deadlines. Paced frames with a zero timestamp are stamped with their
+        /// deadline, as a camera stamps its capture time: exact however late they are dequeued.
         var paceNanoseconds: Int64 = 0
     }
 
@@ -72,7 +73,8 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
     private var nextFrame = 0
     private var streaming = false
     private var nextDue: Int64 = 0
-    private var released = 0
+    /// Deadlines of the paced frames that are ready and not yet dequeued, oldest first.
+    private var released: [Int64] = []
 
     init(path: String = "/dev/video-scripted", script: Script) {
         self.path = path
@@ -209,9 +211,10 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
                 return nil
             }
             guard !queued.isEmpty else { return nil }
+            var deadline: Int64 = 0
             if script.paceNanoseconds > 0 {
-                guard released > 0 else { return nil }
-                released -= 1
+                guard !released.isEmpty else { return nil }
+                deadline = released.removeFirst()
             }
             let index = queued.removeFirst()
             let frame = script.frames[nextFrame]
@@ -219,7 +222,7 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
             frame.bytes.withUnsafeBytes { bytes in
                 buffers[index].copyMemory(from: bytes.baseAddress!, byteCount: min(bytes.count, bufferLength))
             }
-            let stamp = frame.timestamp == 0 && script.paceNanoseconds > 0 ? MonotonicClock.nanoseconds() : frame.timestamp
+            let stamp = frame.timestamp == 0 && script.paceNanoseconds > 0 ? deadline : frame.timestamp
             return V4L2DequeuedBuffer(index: index, bytesUsed: frame.bytesUsed ?? frame.bytes.count, sequence: frame.sequence,
                                       monotonicTimestamp: stamp, hasError: frame.hasError)
         }
@@ -238,8 +241,8 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
                 MonotonicClock.sleep(untilNanoseconds: min(nextDue, now + Int64(timeoutMilliseconds) * 1_000_000))
                 if MonotonicClock.nanoseconds() < nextDue { return .timeout }
             }
+            released.append(nextDue)
             nextDue += script.paceNanoseconds
-            released += 1
         }
         let ready = nextFrame < script.frames.count && !queued.isEmpty
         let ended = nextFrame >= script.frames.count && script.endErrno != nil

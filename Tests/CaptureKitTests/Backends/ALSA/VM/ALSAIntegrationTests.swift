@@ -6,6 +6,7 @@ extension RealTimeCaptureTests {
     /// a step of its own). What `aplay` plays into `hw:Loopback,0,0` is captured from
     /// `hw:Loopback,1,0`, paced by the driver's timer, and the driver reports real overruns.
     /// Disabled elsewhere (the host has no sound card); inside the VM a missing card fails.
-    @Suite(.serialized, .enabled(if: VMEnvironment.isEnabled, "runs inside the test VM (scripts/vm/run.sh)"))
+    /// The sound comes from `aplay` (and `sox` makes it).
+    @Suite(.serialized, .tags(.vm, .childProcess), .enabled(if: VMEnvironment.isEnabled, "runs inside the test VM (scripts/vm/run.sh)"))
     struct ALSAIntegrationTests {}
 }

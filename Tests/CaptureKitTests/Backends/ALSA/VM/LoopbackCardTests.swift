@@ -41,11 +41,34 @@ extension RealTimeCaptureTests.ALSAIntegrationTests {
             }
             let player = try LoopbackPlayer(file: tone)
             defer { player.stop() }
-            let capture = try await ALSACapture.record(try Self.microphone(), seconds: 1)
-            capture.expectContinuousRealTime()
-            #expect(capture.drops.isEmpty, "\(capture.drops)")
-            #expect(Set(capture.audioBuffers.map(\.frameCount)) == [480], "10 ms periods")
-            let analysis = ToneAnalyzer(buffers: capture.audioBuffers)
+            let (session, _, recorder) = try ALSACapture.makeSession(try Self.microphone())
+            try await session.start()
+            defer { try? session.stopRunning() }
+            // A second of sound; the deadline is not a rate.
+            #expect(await recorder.samples.wait(timeout: .seconds(30)) { $0.reduce(0.0) { $0 + $1.sample.duration.seconds } >= 1 })
+            try await session.stop()
+            let buffers = recorder.samples.items
+            // Under load the driver may overrun; whatever it lost is reported, in 10 ms periods
+            // whose timestamps jump by the lost audio (a period's rounding at most).
+            let accounting = AudioAccounting(recorder.log.items, slack: MediaTime(value: 1, timescale: 100))
+            #expect(accounting.isComplete, "\(accounting)")
+            #expect(Set(buffers.compactMap(\.sample.audioBuffer).map(\.frameCount)) == [480], "10 ms periods")
+            // Each period was captured before it was delivered (its end is derived from the
+            // driver's sample clock, to within a few milliseconds).
+            let early = buffers.filter { Double($0.arrival) / 1e9 < ($0.sample.presentationTimeStamp + $0.sample.duration).seconds - 0.005 }
+            #expect(early.isEmpty, "periods delivered before their end was captured: \(early.prefix(3).map(\.sample.presentationTimeStamp.seconds))")
+            // The tone, in the longest run of periods that join without a gap.
+            var runs: [[AudioBuffer]] = [[]]
+            for (index, received) in buffers.enumerated() {
+                guard let audio = received.sample.audioBuffer else { continue }
+                if index > 0, received.sample.presentationTimeStamp != buffers[index - 1].sample.presentationTimeStamp + buffers[index - 1].sample.duration {
+                    runs.append([])
+                }
+                runs[runs.count - 1].append(audio)
+            }
+            let longest = runs.max { $0.count < $1.count } ?? []
+            #expect(longest.count >= 20, "the longest gap-free run is \(longest.count) periods: \(accounting)")
+            let analysis = ToneAnalyzer(buffers: longest)
             #expect(abs(analysis.dominantFrequency - 1000) <= 2, "dominant \(analysis.dominantFrequency) Hz")
             #expect(abs(analysis.peakLevel + 6) < 0.5, "peak \(analysis.peakLevel) dBFS")
             #expect(abs(analysis.rmsLevel + 6) < 0.5, "RMS \(analysis.rmsLevel) dBFS")
@@ -86,12 +109,17 @@ extension RealTimeCaptureTests.ALSAIntegrationTests {
                 previousEnd = received.sample.presentationTimeStamp + received.sample.duration
             }
             #expect(brokenRuns == 0, "frames missing inside \(brokenRuns) buffers")
-            #expect(lostRuns.count == 1, "one gap expected: \(lostRuns) frames lost; timestamp gaps \(stall.gaps)")
-            #expect(lostRuns.allSatisfy { $0 > 48_000 / 5 && $0 < 48_000 }, "lost \(lostRuns) frames for a 400 ms stall")
-            #expect(stall.gaps.count == 1, "\(stall.gaps)")
-            // CaptureKit's own count (from the clock) agrees with the counter, and is reported.
-            #expect(abs(stall.lostFrames - lostRuns.reduce(0, +)) <= 960, "counted \(stall.lostFrames) lost frames, the audio says \(lostRuns)")
-            #expect(stall.drops.reduce(0) { $0 + $1.count } == (stall.lostFrames + 479) / 480, "reported in 10 ms periods")
+            // The stall's gap is there (a loaded machine may add overruns of its own: each one
+            // is checked like it), and every timestamp gap is a gap in the counter.
+            #expect(lostRuns.contains { $0 > 48_000 / 5 && $0 < 48_000 }, "lost \(lostRuns) frames for a 400 ms stall")
+            #expect(stall.gaps.count == lostRuns.count, "timestamp gaps \(stall.gaps), counter gaps \(lostRuns)")
+            // CaptureKit's own count (from the clock) agrees with the counter to within two
+            // periods a gap, and all of it is reported.
+            #expect(abs(stall.lostFrames - lostRuns.reduce(0, +)) <= 960 * max(1, lostRuns.count),
+                    "counted \(stall.lostFrames) lost frames, the audio says \(lostRuns)")
+            let reported = stall.drops.reduce(0) { $0 + $1.count }
+            #expect(reported * 480 >= stall.lostFrames && reported * 480 < stall.lostFrames + 480 * max(1, lostRuns.count),
+                    "\(reported) periods reported for \(stall.lostFrames) lost frames in \(lostRuns.count) gaps")
         }
     }
 }

@@ -14,17 +14,23 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             let deviceID = device.uniqueID
             try VMCapture.configure(device, try VMCapture.format(device, fourCC: "YUYV", width: 320, height: 180), fps: 25)
             let movie = CaptureMovieFileOutput()
+            // The witness: it sees every frame the movie is offered, with its sequence number.
             let frames = CaptureVideoDataOutput()
+            frames.alwaysDiscardsLateVideoFrames = false
             let recorder = SampleRecorder()
             recorder.attach(to: frames)
             let session = try VMCapture.session(device, outputs: [movie, frames])
             let events = EventRecorder(session)
             try await session.start()
             defer { try? session.stopRunning() }
+            #expect(await recorder.samples.wait(forCount: 2, timeout: .seconds(30)), "frames before the recording")
+            let lastBeforeStart = recorder.samples.items.last?.sequenceNumber
             let url = MovieFiles.path("unplugged", "mp4")
             let delegate = RecordingRecorder()
             try movie.startRecording(to: url, recordingDelegate: delegate)
-            // A second of frames into the recording (frames delivered before it started are not in it).
+            // A second of frames into the recording (the first few the witness gets after this
+            // may have reached the movie before the recording existed: at most its queue's 8
+            // and the one in its delegate).
             let recordingFrom = recorder.samples.count
             #expect(await recorder.samples.wait(forCount: recordingFrom + 25, timeout: .seconds(30)),
                     "frames before the unplug: \(recorder.samples.count - recordingFrom)")
@@ -38,12 +44,21 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             #expect(!device.isConnected)
             try await session.stop()
 
-            // The movie holds what was recorded before the unplug and plays.
+            // The movie holds what was recorded up to the unplug, and plays: every frame from its
+            // first to the last one the camera delivered is in it or reported dropped.
             let probe = try ProbedMovie.probe(url.path)
             let video = try #require(probe.video)
             #expect(video.codec == "h264")
-            #expect((video.frames ?? 0) >= 20, "frames: \(String(describing: video.frames))")
             try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", url.path, "-f", "null", "-"])
+            let recording = WitnessedRecording(url: url, calls: delegate.calls.items, movie: movie.lastRecordedMovie, witness: recorder.log.items,
+                                               lastBeforeStart: lastBeforeStart, packetTimes: try WitnessedRecording.packetTimes(url.path))
+            let account = recording.account
+            #expect(account.isComplete, "\(account)")
+            let lastDelivered = try #require(recorder.samples.items.last?.sequenceNumber)
+            let lastInFile = try #require(account.matches.map(\.sequenceNumber).max())
+            #expect((account.reported ?? 0) - account.missing >= Int(lastDelivered - lastInFile),
+                    "the frames after the file's last one (\(lastInFile)) up to the unplug (\(lastDelivered)) are reported: \(account)")
+            #expect(account.produced >= 25 - 9, "the file covers the second before the unplug: \(account)")
         }
     }
 }

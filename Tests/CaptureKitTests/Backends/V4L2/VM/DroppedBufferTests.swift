@@ -33,6 +33,9 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             #expect(deviceDrops <= missing + Int(sequences.first ?? 0),
                     "\(deviceDrops) device drops, missing \(missing), first sequence \(sequences.first ?? 0); drops: \(drops); sequences: \(sequences)")
             #expect(output.statistics.dropped >= missing)
+            // And by sequence number: every frame up to the last one delivered was delivered or
+            // reported, each exactly once.
+            #expect(recorder.accounting.isComplete, "\(recorder.accounting)")
         }
     }
 }

@@ -30,6 +30,7 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             let drops = recorder.drops.items
             #expect(drops.reduce(0) { $0 + $1.count } > dropsBefore, "drops: \(drops)")
             #expect(drops.contains { $0.reason == .discontinuity }, "drops: \(drops)")
+            #expect(recorder.accounting.isComplete, "\(recorder.accounting)")
         }
 
         /// A fatal streaming error (DQBUF fails with EIO until the stream restarts) stops the

@@ -3,39 +3,42 @@ import Testing
 @testable import CaptureKit
 
 extension RealTimeCaptureTests.V4L2IntegrationTests {
-    /// Movies recorded from the VM's cameras, checked with ffprobe.
+    /// Movies recorded from the VM's cameras, checked with ffprobe and against a video data
+    /// output watching the same frames: under any load, every sequence number the camera
+    /// produced over the recording is in the file or reported dropped, and the file keeps the
+    /// frames' capture times. How many frames a second of recording holds is the machine's
+    /// business (the camera may produce fewer, or skip some), so it is not asserted.
     @Suite struct RecordingTests {
-        /// Records `seconds` from `device` with `settings` and returns the file and the delegate's calls.
-        private func record(_ device: CaptureDevice, to url: URL, seconds: Int64, settings: MovieOutputSettings) async throws -> [RecordingRecorder.Call] {
-            let movie = CaptureMovieFileOutput()
-            movie.maxRecordedDuration = MediaTime(value: seconds, timescale: 1)
-            let session = try VMCapture.session(device, outputs: [movie])
-            let connection = try #require(movie.connection(with: .video))
-            movie.setOutputSettings(settings, for: connection)
-            try await session.start()
-            defer { try? session.stopRunning() }
-            let delegate = RecordingRecorder()
-            try movie.startRecording(to: url, recordingDelegate: delegate)
-            let finish = await delegate.finished(timeout: .seconds(60))
-            try await session.stop()
-            #expect(finish != nil, "the recording never finished")
-            return delegate.calls.items
-        }
-
         @Test func recordingFromVividPlays() async throws {
             let device = try VMEnvironment.device(at: VMEnvironment.vivid(0))
             try VMCapture.configure(device, try VMCapture.format(device, fourCC: "YUYV", width: 320, height: 180), fps: 25)
             let url = MovieFiles.path("vivid", "mp4")
-            let calls = try await record(device, to: url, seconds: 2, settings: MovieOutputSettings())
-            #expect(calls == [.didStart, .willFinish, .didFinish(.maximumDurationReached, usable: true)])
+            let recording = try await WitnessedRecording.record(device, to: url, seconds: 2, settings: MovieOutputSettings())
+            #expect(recording.calls == [.didStart, .willFinish, .didFinish(.maximumDurationReached, usable: true)])
             let probe = try ProbedMovie.probe(url.path)
             let video = try #require(probe.video)
             #expect(video.codec == "h264")
             let size = try FileFixtures.ffprobe(url, stream: "v:0", entries: "width,height")
             #expect(size["width"] == "320" && size["height"] == "180", "\(size)")
-            // Real time under emulation: allow a few frames lost to a busy machine.
-            #expect((40...51).contains(video.frames ?? 0), "frames: \(String(describing: video.frames))")
-            #expect(abs(video.duration - 2.0) <= 0.1, "duration \(video.duration)")
+            let account = recording.account
+            #expect(account.isComplete, "\(account)")
+            // The recording is as long as its frames, from the first one's capture to the end of
+            // the last one's (whatever the device skipped), within the maximum; the file plays
+            // to its last frame.
+            let recorded = try #require(recording.movie)
+            let lastTime = try #require(account.matches.last?.fileTime)
+            #expect(abs(recorded.duration.seconds - (lastTime + 0.04)) < 0.001, "recorded \(recorded.duration.seconds) s, last frame at \(lastTime) s")
+            #expect(recorded.duration.seconds <= 2, "the maximum duration is 2 s: \(recorded.duration.seconds)")
+            #expect(video.duration <= 2.001, "the file plays \(video.duration) s")
+            // The file's track should last exactly as long. Known bug outside the camera: when
+            // the frames' spacing is irregular (a frame skipped, a kernel timestamp's jitter)
+            // the finished MP4's H.264 track can end before its last frame — its packets carry
+            // no duration, and the muxer guesses the last one from the decode times.
+            withKnownIssue("an irregularly spaced H.264 MP4 track ends before its last frame (no packet durations after defragmenting)",
+                           isIntermittent: true) {
+                #expect(abs(video.duration - recorded.duration.seconds) < 0.002,
+                        "the video track lasts \(video.duration) s, the recording \(recorded.duration.seconds) s, its last frame starts at \(lastTime) s")
+            }
         }
 
         /// MJPEG from the camera goes into an MJPEG movie as it came: no decode, no re-encode.
@@ -45,11 +48,18 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             let url = MovieFiles.path("loopback", "mov")
             var settings = MovieOutputSettings()
             settings.videoCodec = .mjpeg
-            let calls = try await record(device, to: url, seconds: 1, settings: settings)
-            #expect(calls.last == .didFinish(.maximumDurationReached, usable: true))
+            let recording = try await WitnessedRecording.record(device, to: url, seconds: 1, settings: settings)
+            #expect(recording.calls.last == .didFinish(.maximumDurationReached, usable: true))
             let probe = try ProbedMovie.probe(url.path)
             #expect(probe.video?.codec == "mjpeg")
-            #expect((probe.video?.frames ?? 0) >= 10, "frames: \(String(describing: probe.video?.frames))")
+            // The producer writes about 27 frames a second (a write, then a frame time's sleep),
+            // numbered by the loopback. The stream thread decodes each frame it dequeues, which
+            // in a debug build under emulation takes a frame time or more, and v4l2loopback (two
+            // buffers) skips what a reader is more than two frames behind on: those frames are
+            // reported as the device's drops. A second of recording held 8 to 17 frames in the
+            // VM, 30 on real hardware; what holds everywhere is the account.
+            let account = recording.account
+            #expect(account.isComplete, "\(account)")
             // Every packet is the producer's JPEG, byte for byte. v4l2loopback hands out the
             // first buffer after STREAMON with bytesused = the whole buffer (the JPEG, then stale
             // bytes), so a packet may carry a tail after the JPEG's end; all others are exact.

@@ -8,7 +8,7 @@ extension RealTimeCaptureTests {
     ///
     /// The disconnect suite leaves the second vivid device failing every call until the process
     /// lets go of it, so the harness runs it in a second process after everything else
-    /// (scripts/vm/guest-tests.sh).
-    @Suite(.serialized, .enabled(if: VMEnvironment.isEnabled, "runs inside the V4L2 test VM (scripts/vm/run.sh)"))
+    /// (scripts/vm/guest-tests.sh). Every suite asks v4l2-ctl (and some ffprobe) about the nodes.
+    @Suite(.serialized, .tags(.vm, .childProcess), .enabled(if: VMEnvironment.isEnabled, "runs inside the V4L2 test VM (scripts/vm/run.sh)"))
     struct V4L2IntegrationTests {}
 }
