@@ -1,3 +1,5 @@
+import Synchronization
+
 extension CaptureSession {
     /// idle → starting → running. Runs on the control queue.
     func performStart() throws(CaptureError) {
@@ -106,12 +108,19 @@ extension CaptureSession {
             model.nextGeneration += 1
             return (route, model.nextGeneration)
         }
-        let sink = StreamSink(deliver: { route.deliver($0) }, event: { [weak self] event in
+        // A returned device the session does not resume must not deliver even until the control
+        // queue has stopped its stream: decided on the device thread, before its next sample.
+        let held = HeldStream()
+        let sink = StreamSink(deliver: { sample in
+            guard !held.isHeld else { return }
+            route.deliver(sample)
+        }, event: { [weak self] event in
             if case .droppedFrames(let count) = event {
                 route.deviceDropped(count: count)
                 return
             }
             guard let self else { return }
+            if case .reconnected = event, !resumesWhenDevicesReturn { held.hold() }
             control.async { [weak self] in self?.handle(event, from: device, generation: generation) }
         })
         let stream: any DeviceStream
@@ -185,4 +194,12 @@ extension CaptureSession {
             try? performStop()
         }
     }
+}
+
+/// Whether a stream's samples are held back (its device returned to a session that does not
+/// resume); read per sample on the device thread, so an atomic.
+private final class HeldStream: Sendable {
+    private let held = Atomic<Bool>(false)
+    var isHeld: Bool { held.load(ordering: .relaxed) }
+    func hold() { held.store(true, ordering: .relaxed) }
 }

@@ -40,10 +40,9 @@ extension RealTimeCaptureTests {
             #expect(accounting.isComplete, "\(accounting)")
             let times = FrameTimestamps(recorder.samples.items, frameDuration: frameDuration(fps: 30))
             #expect(times.isExact, "\(times)")
-            let after = try #require(recorder.samples.items.first { $0.sequenceNumber > before.sequenceNumber })
-            // The camera was away at least as long as the events took: one report covers it.
-            #expect(after.sequenceNumber > before.sequenceNumber + 1, "no frame missed across the gap: \(before.sequenceNumber) → \(after.sequenceNumber)")
-            #expect(recorder.drops.items.contains { $0.reason == .discontinuity })
+            // Frames from after the return came (the gap between, however long, is in the accounting).
+            #expect(recorder.samples.items.contains { $0.sequenceNumber > before.sequenceNumber })
+            #expect(await events.wait(for: .didStopRunning))
             #expect(events.events.items == [.didStartRunning, interrupted, .interruptionEnded, .didStopRunning])
         }
 
@@ -78,11 +77,12 @@ extension RealTimeCaptureTests {
             let framesAtStart = frames.samples.count
             #expect(await frames.samples.wait(forCount: framesAtStart + 10, timeout: .seconds(30)))
 
+            let lostAt = MonotonicClock.nanoseconds()
             try camera.simulateDisconnect()
             #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID))))
-            // Half a second of sound while the camera is away (the microphone's own clock).
-            let buffersAtLoss = sound.samples.count
-            #expect(await sound.samples.wait(forCount: buffersAtLoss + 50, timeout: .seconds(30)))
+            // Half a second of sound captured while the camera is away (by capture time, so late
+            // deliveries of older sound do not count).
+            #expect(await sound.waitUntilCaptured(50, of: MediaTime(value: 1, timescale: 100), after: lostAt) != nil)
             #expect(movie.isRecording, "the recording went on without the camera")
             try camera.simulateReconnect()
             #expect(await events.wait(for: .interruptionEnded))
@@ -127,13 +127,16 @@ extension RealTimeCaptureTests {
             #expect(await recorder.samples.wait(forCount: 3, timeout: .seconds(30)))
             try camera.simulateDisconnect()
             #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID))))
+            let returnedAt = MonotonicClock.nanoseconds()
             try camera.simulateReconnect()
-            let countAtReturn = recorder.samples.count
             // Nothing is meant to happen, and "nothing" has no event: watch for a while.
             let resumed = await events.events.wait(timeout: .milliseconds(500)) { $0.contains(.interruptionEnded) }
             #expect(!resumed)
             #expect(session.state == .interrupted)
-            #expect(recorder.samples.count <= countAtReturn + 1, "frames flowed from a camera the session did not resume")
+            // Frames captured before the loss may still arrive late; none captured after the
+            // return may (by capture time, whatever the load).
+            let leaked = recorder.samples.items.filter { (($0.sample.presentationTimeStamp + $0.sample.duration).nanoseconds ?? .max) > returnedAt + 1_000_000 }
+            #expect(leaked.isEmpty, "frames captured after the return flowed: \(leaked.map(\.sequenceNumber))")
 
             try await session.stop()
             try await session.start()
