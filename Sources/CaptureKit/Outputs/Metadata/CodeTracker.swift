@@ -1,6 +1,7 @@
 /// Gives a code seen in consecutive frames one identity: a code found in a frame takes the
 /// identity of the nearest code of the same type and payload found in one of the last few
-/// frames; anything else is new. A code missing for longer has left the picture.
+/// frames; anything else is new. A code that scans stopped finding for longer has left the
+/// picture.
 struct CodeTracker {
     /// Frames a code may go unread (glare, motion blur, a hand passing) and still be the same
     /// code when it is read again.
@@ -14,6 +15,8 @@ struct CodeTracker {
         var centerY: Double
         /// When it was last seen, in seconds on the session clock.
         var lastSeen: Double
+        /// Scans in a row that did not find it.
+        var missedScans = 0
     }
 
     private var tracks: [Track] = []
@@ -29,7 +32,9 @@ struct CodeTracker {
         // Missing for `missedFramesAllowed` frames is a gap of that many periods plus one; half
         // a period more absorbs timestamp jitter.
         let allowedGap = (Double(Self.missedFramesAllowed) + 1.5) * period
-        tracks.removeAll { now - $0.lastSeen > allowedGap }
+        // A code leaves only once a scan has seen it absent: a scanner slower than the gap
+        // (a loaded machine, a big frame) must not split a code that stays in view.
+        tracks.removeAll { ($0.missedScans > 0 && now - $0.lastSeen > allowedGap) || $0.missedScans > Self.missedFramesAllowed }
         var claimed = Set<Int>()
         var ids: [Int] = []
         for code in codes {
@@ -43,6 +48,7 @@ struct CodeTracker {
                 tracks[index].centerX = code.centerX
                 tracks[index].centerY = code.centerY
                 tracks[index].lastSeen = now
+                tracks[index].missedScans = 0
                 ids.append(tracks[index].id)
             } else {
                 lastID += 1
@@ -51,6 +57,7 @@ struct CodeTracker {
             }
             claimed.insert(ids[ids.count - 1])
         }
+        for index in tracks.indices where !claimed.contains(tracks[index].id) { tracks[index].missedScans += 1 }
         return ids
     }
 
