@@ -177,9 +177,6 @@ extension CaptureSession {
             stale.stream.stop()
             stale.device.release(for: self)
         }
-        if case .reconnected = event, !post.isEmpty {
-            for output in model.withLock({ $0.committed.outputs }) { output.sessionInterruptionEnded() }
-        }
         if restart {
             // The device was reconfigured while it was away.
             let (graph, connections) = model.withLock { ($0.committed, $0.connections) }

@@ -7,27 +7,54 @@ extension RealTimeCaptureTests {
     /// recording can go on through the gap, and what cannot resume says why.
     @Suite(.serialized)
     struct DeviceReturnTests {
+        /// A running session on a test camera with one video data output and its recorder, the
+        /// set-up every virtual-camera test here shares.
+        private struct Rig {
+            let camera: CaptureDevice
+            let recorder = SampleRecorder()
+            let session: CaptureSession
+            let events: EventRecorder
+
+            init(_ label: String, preset: CaptureSession.Preset = .high, resumes: Bool = true,
+                 configure: (inout VirtualCameraConfiguration) -> Void = { _ in }) throws {
+                camera = try makeTestCamera(label, configure: configure)
+                let output = CaptureVideoDataOutput()
+                recorder.attach(to: output)
+                session = try makeSession(camera: camera, preset: preset, outputs: [output])
+                session.resumesWhenDevicesReturn = resumes
+                events = EventRecorder(session)
+            }
+
+            var interrupted: EventKind { .wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID)) }
+
+            /// Starts the session and waits for `frames` frames.
+            func start(waitingFor frames: Int) async throws {
+                try await session.start()
+                #expect(await recorder.samples.wait(forCount: frames, timeout: .seconds(30)))
+            }
+
+            /// Unplugs the camera and waits for the interruption.
+            func unplug() async throws {
+                try camera.simulateDisconnect()
+                #expect(await events.wait(for: interrupted))
+            }
+
+            func tearDown() {
+                try? session.stopRunning()
+                try? camera.simulateReconnect()
+                CaptureDevice.removeVirtualDevice(camera)
+            }
+        }
+
         /// Unplugged and plugged back: `.interruptionEnded`, frames flow again, the gap is one
         /// `.discontinuity` report covering the frames the camera missed, and timestamps stay on
         /// the same grid (capture times, frame durations apart as their sequence numbers).
         @Test func sessionResumesAfterReplugWithTheGapReported() async throws {
-            let camera = try makeTestCamera("replug")
-            defer {
-                try? camera.simulateReconnect()
-                CaptureDevice.removeVirtualDevice(camera)
-            }
-            let output = CaptureVideoDataOutput()
-            let recorder = SampleRecorder()
-            recorder.attach(to: output)
-            let session = try makeSession(camera: camera, outputs: [output])
-            let events = EventRecorder(session)
-            try await session.start()
-            defer { try? session.stopRunning() }
-            #expect(await recorder.samples.wait(forCount: 5, timeout: .seconds(30)))
-
-            try camera.simulateDisconnect()
-            let interrupted = EventKind.wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID))
-            #expect(await events.wait(for: interrupted))
+            let rig = try Rig("replug")
+            defer { rig.tearDown() }
+            let (camera, recorder, session, events) = (rig.camera, rig.recorder, rig.session, rig.events)
+            try await rig.start(waitingFor: 5)
+            try await rig.unplug()
             let before = try #require(recorder.samples.items.last)
             try camera.simulateReconnect()
             #expect(await events.wait(for: .interruptionEnded))
@@ -43,7 +70,7 @@ extension RealTimeCaptureTests {
             // Frames from after the return came (the gap between, however long, is in the accounting).
             #expect(recorder.samples.items.contains { $0.sequenceNumber > before.sequenceNumber })
             #expect(await events.wait(for: .didStopRunning))
-            #expect(events.events.items == [.didStartRunning, interrupted, .interruptionEnded, .didStopRunning])
+            #expect(events.events.items == [.didStartRunning, rig.interrupted, .interruptionEnded, .didStopRunning])
         }
 
         /// `.continueRecording`: one file through the camera's absence. The picture holds over
@@ -111,22 +138,11 @@ extension RealTimeCaptureTests {
         /// With resuming off, a returned camera leaves the session interrupted until it is
         /// stopped and started again.
         @Test func noResumeWhenResumingIsOff() async throws {
-            let camera = try makeTestCamera("no resume")
-            defer {
-                try? camera.simulateReconnect()
-                CaptureDevice.removeVirtualDevice(camera)
-            }
-            let output = CaptureVideoDataOutput()
-            let recorder = SampleRecorder()
-            recorder.attach(to: output)
-            let session = try makeSession(camera: camera, outputs: [output])
-            session.resumesWhenDevicesReturn = false
-            let events = EventRecorder(session)
-            try await session.start()
-            defer { try? session.stopRunning() }
-            #expect(await recorder.samples.wait(forCount: 3, timeout: .seconds(30)))
-            try camera.simulateDisconnect()
-            #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID))))
+            let rig = try Rig("no resume", resumes: false)
+            defer { rig.tearDown() }
+            let (camera, recorder, session, events) = (rig.camera, rig.recorder, rig.session, rig.events)
+            try await rig.start(waitingFor: 3)
+            try await rig.unplug()
             let returnedAt = MonotonicClock.nanoseconds()
             try camera.simulateReconnect()
             // Nothing is meant to happen, and "nothing" has no event: watch for a while.
@@ -148,27 +164,16 @@ extension RealTimeCaptureTests {
         /// A camera back without the format it was capturing in: the session says why and stays
         /// interrupted; when it returns as it was, the session resumes.
         @Test func aReturnedCameraWithoutItsFormatLeavesTheSessionInterrupted() async throws {
-            let camera = try makeTestCamera("fewer formats") {
+            let rig = try Rig("fewer formats", preset: .inputPriority) {
                 $0.sizes = [.init(width: 320, height: 240), .init(width: 160, height: 120)]
                 $0.pixelFormats = [.nv12]
             }
-            defer {
-                try? camera.simulateReconnect()
-                CaptureDevice.removeVirtualDevice(camera)
-            }
-            let output = CaptureVideoDataOutput()
-            let recorder = SampleRecorder()
-            recorder.attach(to: output)
-            let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [output])
+            defer { rig.tearDown() }
+            let (camera, recorder, session, events) = (rig.camera, rig.recorder, rig.session, rig.events)
             let capturing = camera.activeFormat
             let other = try #require(camera.formats.first { $0 != capturing })
-            let events = EventRecorder(session)
-            try await session.start()
-            defer { try? session.stopRunning() }
-            #expect(await recorder.samples.wait(forCount: 3, timeout: .seconds(30)))
-
-            try camera.simulateDisconnect()
-            #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID))))
+            try await rig.start(waitingFor: 3)
+            try await rig.unplug()
             try camera.simulateReconnect(offering: [other])
             #expect(await events.wait(for: .resumeFailed(camera.uniqueID, .unsupportedFormat)))
             #expect(session.state == .interrupted)
@@ -184,17 +189,11 @@ extension RealTimeCaptureTests {
 
         /// Another camera appearing never takes the lost one's place.
         @Test func aDifferentCameraDoesNotResumeTheSession() async throws {
-            let camera = try makeTestCamera("lost")
-            defer {
-                try? camera.simulateReconnect()
-                CaptureDevice.removeVirtualDevice(camera)
-            }
-            let session = try makeSession(camera: camera, outputs: [CaptureVideoDataOutput()])
-            let events = EventRecorder(session)
-            try await session.start()
-            defer { try? session.stopRunning() }
-            try camera.simulateDisconnect()
-            #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID))))
+            let rig = try Rig("lost")
+            defer { rig.tearDown() }
+            let (camera, session, events) = (rig.camera, rig.session, rig.events)
+            try await rig.start(waitingFor: 1)
+            try await rig.unplug()
             let newcomer = try makeTestCamera("newcomer")
             defer { CaptureDevice.removeVirtualDevice(newcomer) }
             #expect(CaptureDevice.DiscoverySession(deviceTypes: [.virtual], mediaType: .video, position: .unspecified)

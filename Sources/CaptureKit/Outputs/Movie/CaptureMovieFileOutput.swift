@@ -275,7 +275,7 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
             case .videoDeviceNotAvailable: video = true
             case .audioDeviceNotAvailable: video = false
             }
-            recording?.queue.push(.deviceLost(at: MonotonicClock.now(), video: video))
+            recording?.queue.push(.deviceLost(video: video))
         }
     }
 

@@ -164,7 +164,7 @@ final class MovieRecording: @unchecked Sendable {
             case .resume(let time):
                 timeline.requestResume(at: time)
                 if videoEncoder == nil { report(timeline.resume(at: time)) }
-            case .deviceLost(_, let video):
+            case .deviceLost(let video):
                 if video { videoLost = videoEncoder != nil } else { audioLost = audioEncoder != nil }
                 if videoLost, let end = audioHorizon { try flushAudio(upTo: end) }
             case .stop(let time, let reason):

@@ -11,7 +11,7 @@ final class RecordingQueue: @unchecked Sendable {
         case resume(at: MediaTime)
         case stop(at: MediaTime, reason: MovieRecording.StopReason)
         /// A device went away and the recording goes on without it (`.continueRecording`).
-        case deviceLost(at: MediaTime, video: Bool)
+        case deviceLost(video: Bool)
     }
 
     private let condition = NSCondition()
