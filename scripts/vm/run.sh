@@ -35,8 +35,16 @@ rm -rf "$share"; mkdir -p "$share"
 # The guest's /tmp is its own: what it needs travels in the share.
 cp "$script" "$share/script.sh"
 cp "$vm/lbproducer" "$vm/reference.jpg" "$share/"
+# The modules the replug suites unload and load again (the cache may be out of the guest's sight).
+modules="$vm/initramfs/lib/modules/$KV/kernel"
+cp "$modules/drivers/media/test-drivers/vivid/vivid.ko" "$modules/sound/drivers/snd-aloop.ko" "$share/"
 
-# The guest's environment: what the integration suites read to find their devices and fixtures.
+# vivid: two instances, each a single-planar video capture node with one webcam input (the
+# discrete sizes and frame rates of a USB camera).
+vividopts="n_devs=2:node_types=0x1,0x1:num_inputs=1,1:input_types=0,0"
+
+# The guest's environment: what the integration suites read to find their devices and fixtures
+# (and the modules and options of the drivers the replug suites unload and load again).
 cat > "$share/guest.sh" <<GUEST
 #!/bin/sh
 export CAPTUREKIT_VM=1
@@ -45,6 +53,8 @@ export CAPTUREKIT_VM_SHARE="$share"
 export CAPTUREKIT_VM_VIVID="/dev/video0 /dev/video1"
 export CAPTUREKIT_VM_LOOPBACK=/dev/video10
 export CAPTUREKIT_VM_MJPEG_REFERENCE="$share/reference.jpg"
+export CAPTUREKIT_VM_MODULES="$share"
+export CAPTUREKIT_VM_VIVID_OPTIONS="${vividopts//:/ }"
 export CAPTUREKIT_VM_BIN="${CAPTUREKIT_VM_BIN:-$root/.build/debug}"
 export NO_COLOR=1
 export CI="${CI:-}"
@@ -60,9 +70,6 @@ echo 0 > guest.rc
 GUEST
 
 smp=${VM_SMP:-$(nproc)}; [ "$smp" -le 4 ] || smp=4
-# vivid: two instances, each a single-planar video capture node with one webcam input (the
-# discrete sizes and frame rates of a USB camera).
-vividopts="n_devs=2:node_types=0x1,0x1:num_inputs=1,1:input_types=0,0"
 t0=$(date +%s)
 set +e
 timeout --foreground -k 10 "${VM_TIMEOUT:-900}" qemu-system-x86_64 \

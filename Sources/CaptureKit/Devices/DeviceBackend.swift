@@ -46,6 +46,32 @@ protocol DeviceStream: AnyObject, Sendable {
     func stop()
 }
 
+extension DeviceStream {
+    /// How often a stream whose device went away looks for it again: well within a second of
+    /// its return, and cheap while it is away.
+    static var returnPollMilliseconds: Int64 { 200 }
+
+    /// Calls `reopen` every ``returnPollMilliseconds`` on the stream's thread until the device
+    /// is back (what `reopen` returned) or the stream is stopped (nil). `reopen` returns nil
+    /// while the device is away and throws when it is back but cannot capture as before, which
+    /// is reported (`.cannotResume`) once per return.
+    static func waitForReturn<Capture>(_ thread: WorkerThread, sink: StreamSink,
+                                       reopen: () throws(CaptureError) -> Capture?) -> Capture? {
+        var refused = false
+        while !thread.isStopping {
+            do {
+                if let capture = try reopen() { return capture }
+                refused = false
+            } catch {
+                if !refused { sink.event(.cannotResume(error)) }
+                refused = true
+            }
+            MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + returnPollMilliseconds * 1_000_000)
+        }
+        return nil
+    }
+}
+
 /// Who a device is, as discovery reports it.
 struct DeviceDescriptor: Sendable {
     var uniqueID: String

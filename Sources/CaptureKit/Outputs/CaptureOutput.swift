@@ -54,6 +54,10 @@ public class CaptureOutput: @unchecked Sendable, Hashable {
     /// A device feeding the session went away. Runs on the session's control queue.
     func sessionWasInterrupted(_ reason: CaptureSession.InterruptionReason) {}
 
+    /// The session's lost devices are all back (`.interruptionEnded`). Runs on the session's
+    /// control queue.
+    func sessionInterruptionEnded() {}
+
     public static func == (lhs: CaptureOutput, rhs: CaptureOutput) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -206,7 +206,10 @@ extension CaptureSession {
             model.state = .running
             return true
         }
-        if ended { eventHub.post(.interruptionEnded) }
+        if ended {
+            for output in staged.outputs { output.sessionInterruptionEnded() }
+            eventHub.post(.interruptionEnded)
+        }
         observeDevices(of: staged, previous: committed)
     }
 

@@ -182,6 +182,11 @@ extension CaptureSession {
             let (graph, connections) = model.withLock { ($0.committed, $0.connections) }
             do { try restreamDevices(for: graph, connections: connections) } catch { eventHub.post(.runtimeError(error)) }
         }
+        // Outputs hear of a return before the app does, so what they do about it (a movie
+        // output's next file) has happened when `.interruptionEnded` arrives.
+        if post.contains(where: { if case .interruptionEnded = $0 { true } else { false } }) {
+            for output in model.withLock({ $0.committed.outputs }) { output.sessionInterruptionEnded() }
+        }
         for event in post { eventHub.post(event) }
         if case .disconnected = event, !post.isEmpty {
             for output in model.withLock({ $0.committed.outputs }) { output.sessionWasInterrupted(reason) }

@@ -104,7 +104,7 @@ extension RealTimeCaptureTests {
             let path = "/stream.mjpg?token=\(preview.accessToken)"
             #expect(await recorder.samples.wait(forCount: 10, timeout: .seconds(30)))
             let fast = try RawHTTPViewer(port: preview.port, path: path, chunk: 65536, pause: 0)
-            #expect(await waitUntil { preview.statistics.viewers == 1 })
+            #expect(await pollUntil { preview.statistics.viewers == 1 })
 
             /// 60 frames of capture, with what the encoder and the fast viewer made of them.
             func window() async throws -> WindowMeasure {
@@ -117,7 +117,7 @@ extension RealTimeCaptureTests {
             // Ten viewers reading 256 bytes a quarter second: about 1 KB/s each, far below
             // the stream's rate, so their socket buffers fill and their threads block in send.
             let slow = try (0..<10).map { _ in try RawHTTPViewer(port: preview.port, path: path, chunk: 256, pause: 0.25) }
-            #expect(await waitUntil { preview.statistics.viewers == 11 })
+            #expect(await pollUntil { preview.statistics.viewers == 11 })
             let crowded = try await window()
             let report = "the fast viewer alone: \(alone); with ten slow ones: \(crowded)"
             #expect(crowded.capture.deliveredFraction >= alone.capture.deliveredFraction / 3, "capture slowed: \(report)")
@@ -133,7 +133,7 @@ extension RealTimeCaptureTests {
 
             for viewer in slow { viewer.disconnect() }
             fast.disconnect()
-            #expect(await waitUntil { preview.statistics.viewers == 0 }, "disconnected viewers are noticed")
+            #expect(await pollUntil { preview.statistics.viewers == 0 }, "disconnected viewers are noticed")
             #expect(preview.statistics.framesSkippedByViewers > 0)
             preview.stop()
             try await session.stop()
@@ -156,17 +156,6 @@ extension RealTimeCaptureTests {
             var description: String { "\(capture), \(encoded) encoded, \(fastParts) to the fast viewer" }
         }
 
-        /// Polls a statistic for up to 30 s (a deadline): the preview has no event for viewer
-        /// counts.
-        private func waitUntil(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(30)
-            while clock.now < deadline {
-                if condition() { return true }
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            return condition()
-        }
     }
 }
 

@@ -107,6 +107,15 @@ final class ALSAPCM {
         snd_pcm_readi(handle, bytes, snd_pcm_uframes_t(frames))
     }
 
+    /// Whether the card went away under the open PCM (unplugged, its driver unbound). Calls then
+    /// fail with whatever libasound makes of it (`snd_pcm_wait` says -EIO), so the state is
+    /// asked: DISCONNECTED, or -ENODEV when the hw plugin cannot even ask the kernel. Wraps
+    /// `snd_pcm_state`.
+    var isDisconnected: Bool {
+        let state = snd_pcm_state(handle)
+        return state == SND_PCM_STATE_DISCONNECTED || Int32(bitPattern: state.rawValue) == -ENODEV
+    }
+
     /// Frames captured but not yet read, or nil when the PCM cannot say. Wraps `snd_pcm_delay`.
     func delay() -> Int? {
         var frames: snd_pcm_sframes_t = 0

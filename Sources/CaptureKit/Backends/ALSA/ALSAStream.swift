@@ -4,6 +4,13 @@ import Synchronization
 /// The capture thread of one ALSA PCM: waits for a period, reads it into a pooled buffer,
 /// times it on the monotonic clock (``ALSATimeline``) and delivers it. Overruns are recovered
 /// with `snd_pcm_recover`, counted, and reported as dropped frames — never silently.
+///
+/// The stream outlives its card: when the card goes away (ENODEV: a USB microphone pulled out,
+/// a driver unbound) it reports `.disconnected`, closes the PCM (the kernel frees a card, and
+/// lets the same card come back under its name, only once every handle is closed) and opens
+/// the PCM again every ``returnPollMilliseconds`` until it is back; then it captures again in
+/// the same format and reports `.reconnected`. The audio missed meanwhile is a gap of the
+/// timeline, reported as dropped periods, and the sequence numbers run on.
 final class ALSAStream: DeviceStream {
     /// The period asked of the PCM: one read's worth, so the capture latency (10 ms).
     static let periodDuration = MediaTime(value: 1, timescale: 100)
@@ -12,29 +19,68 @@ final class ALSAStream: DeviceStream {
 
     private let worker: WorkerThread
 
+    /// An open, started PCM and what it agreed to.
+    private struct Capture {
+        var pcm: ALSAPCM
+        var geometry: ALSAPCM.Geometry
+    }
+
     /// Opens and configures `pcmName` for `format` on the calling thread (so format and device
     /// errors are thrown by `startStream`), then captures on a thread of its own.
     init(pcmName: String, format: AudioFormat, sink: StreamSink, counters: ALSAStreamCounters) throws(CaptureError) {
-        let pcm = try ALSAPCM(name: pcmName)
-        let periodFrames = max(32, format.sampleRate / Int(Self.periodDuration.timescale))
-        let geometry = try pcm.configure(format, periodFrames: periodFrames, periods: Self.periods)
-        try pcm.start()
-        let box = PCMBox(pcm)
+        let box = CaptureBox(try Self.open(pcmName, format: format))
         worker = WorkerThread(name: "CaptureKit.alsa") { thread in
-            Self.run(thread, pcm: box.take(), format: format, geometry: geometry, sink: sink, counters: counters)
+            var next = box.take()
+            var timeline: ALSATimeline?
+            var sequence: UInt64 = 0
+            while next != nil {
+                // The capture moves into `run`: once it returns, no reference to the PCM is left
+                // here, so it is closed while the card is away.
+                guard Self.run(thread, &next, format: format, timeline: &timeline, sequence: &sequence,
+                               sink: sink, counters: counters) else { return }
+                sink.event(.disconnected)
+                guard let back = Self.waitForReturn(thread, sink: sink, reopen: { () throws(CaptureError) in
+                    try Self.reopen(pcmName, format: format)
+                }) else { return }
+                next = back
+                sink.event(.reconnected)
+            }
         }
     }
 
     func stop() { worker.stop() }
 
-    private static func run(_ thread: WorkerThread, pcm: ALSAPCM?, format: AudioFormat, geometry: ALSAPCM.Geometry,
-                            sink: StreamSink, counters: ALSAStreamCounters) {
-        guard let pcm else { return }
+    /// Opens, configures and starts the PCM.
+    private static func open(_ pcmName: String, format: AudioFormat) throws(CaptureError) -> Capture {
+        let pcm = try ALSAPCM(name: pcmName)
+        let periodFrames = max(32, format.sampleRate / Int(periodDuration.timescale))
+        let geometry = try pcm.configure(format, periodFrames: periodFrames, periods: periods)
+        try pcm.start()
+        return Capture(pcm: pcm, geometry: geometry)
+    }
+
+    /// The capture again if the card is back, nil while it is away; an error when it is back
+    /// but refuses the format, or is busy.
+    private static func reopen(_ pcmName: String, format: AudioFormat) throws(CaptureError) -> Capture? {
+        do {
+            return try open(pcmName, format: format)
+        } catch where error.code == .deviceNotFound || error.code == .deviceDisconnected {
+            return nil
+        }
+    }
+
+    /// Takes the capture out of `next` and captures until stopped (false) or the card goes away
+    /// (true); a fatal error is reported and ends the stream (false). The timeline and the
+    /// numbering carry over a return, so the time the card was away is a gap of one timeline.
+    private static func run(_ thread: WorkerThread, _ next: inout Capture?, format: AudioFormat, timeline: inout ALSATimeline?,
+                            sequence: inout UInt64, sink: StreamSink, counters: ALSAStreamCounters) -> Bool {
+        guard let capture = next.take() else { return false }
+        let (pcm, geometry) = (capture.pcm, capture.geometry)
         let pool = StoragePool(blockSize: geometry.periodFrames * format.bytesPerFrame, maximumIdle: 16)
-        var timeline = ALSATimeline(rate: format.sampleRate, bufferFrames: geometry.bufferFrames)
         let rate = format.sampleRate
+        var placing = timeline ?? ALSATimeline(rate: rate, bufferFrames: geometry.bufferFrames)
+        defer { timeline = placing }
         var xrunPending = false
-        var sequence: UInt64 = 0
         while !thread.isStopping {
             let stall = counters.stall.exchange(0, ordering: .relaxed)
             if stall > 0 { MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + Int64(stall) * 1_000_000) }
@@ -44,32 +90,29 @@ final class ALSAStream: DeviceStream {
             let storage: MediaStorage
             do { storage = try pool.take() } catch {
                 sink.event(.failed(error))
-                return
+                return false
             }
             let result = ready < 0 ? Int(ready) : pcm.read(into: storage.bytes, frames: geometry.periodFrames)
             if result == -Int(EAGAIN) || result == 0 { continue }
             if result < 0 {
                 let code = Int32(result)
-                if code == -ENODEV {
-                    // The card went away (a USB microphone pulled out).
-                    sink.event(.disconnected)
-                    return
-                }
+                if code == -ENODEV || pcm.isDisconnected { return true }   // the card went away
                 guard code == -EPIPE || code == -ESTRPIPE || code == -EINTR else {
                     sink.event(.failed(ALSA.error(code, "snd_pcm_readi", pcm: pcm.name)))
-                    return
+                    return false
                 }
                 counters.xruns.add(1, ordering: .relaxed)
                 xrunPending = true
                 let recovered = pcm.recover(from: code)
                 if recovered < 0 {
+                    if recovered == -ENODEV || pcm.isDisconnected { return true }
                     sink.event(.failed(ALSA.error(recovered, "snd_pcm_recover", pcm: pcm.name)))
-                    return
+                    return false
                 }
                 continue
             }
             let now = ALSATimeline.frames(nanoseconds: MonotonicClock.nanoseconds(), rate: rate)
-            let placement = timeline.place(count: result, now: now, delay: pcm.delay() ?? 0, afterXrun: xrunPending)
+            let placement = placing.place(count: result, now: now, delay: pcm.delay() ?? 0, afterXrun: xrunPending)
             if xrunPending || placement.gapFrames > 0 {
                 // Reported in periods, like a camera reports frames; at least one per xrun.
                 let lost = placement.gapFrames
@@ -87,17 +130,19 @@ final class ALSAStream: DeviceStream {
                                       sequenceNumber: sequence))
             sequence += UInt64(result)
         }
+        return false
     }
 
-    /// Hands the PCM, opened on the caller's thread, to the capture thread, which takes it out
-    /// once and is its only user from then on (hence unchecked); the PCM closes when the thread's
-    /// loop ends, before `stop()` returns, so the device can be opened again at once.
-    private final class PCMBox: @unchecked Sendable {
-        private var pcm: ALSAPCM?
-        init(_ pcm: ALSAPCM) { self.pcm = pcm }
-        func take() -> ALSAPCM? {
-            defer { pcm = nil }
-            return pcm
+    /// Hands the capture, opened on the caller's thread, to the capture thread, which takes it
+    /// out once and is its only user from then on (hence unchecked); the PCM closes when the
+    /// thread's loop lets go of it, before `stop()` returns, so the device can be opened again
+    /// at once.
+    private final class CaptureBox: @unchecked Sendable {
+        private var capture: Capture?
+        init(_ capture: Capture) { self.capture = capture }
+        func take() -> Capture? {
+            defer { capture = nil }
+            return capture
         }
     }
 }

@@ -34,8 +34,6 @@ final class V4L2Stream: DeviceStream {
     static let pollMilliseconds: Int32 = 50
     /// How many error wake-ups without a buffer or an error code mean the stream is dead.
     static let maximumIdleErrors = 40
-    /// How often a lost camera is looked for: well within a second of its return.
-    static let returnPollMilliseconds: Int64 = 200
 
     init(first: Capture, frameDuration: MediaTime, sink: StreamSink, nodeExists: @escaping @Sendable (String) -> Bool,
          reopen: @escaping Reopen, onDeviceGone: @escaping @Sendable () -> Void, onDeviceBack: @escaping @Sendable () -> Void) {
@@ -53,7 +51,7 @@ final class V4L2Stream: DeviceStream {
                 onDeviceGone()
                 sink.event(.disconnected)
                 current.state.withLock { $0.ring = nil }
-                guard let back = Self.waitForReturn(thread, reopen: reopen, sink: sink) else { return }
+                guard let back = Self.waitForReturn(thread, sink: sink, reopen: reopen) else { return }
                 let stopped = current.state.withLock { state -> Bool in
                     if !state.stopped { state.ring = back.ring }
                     return state.stopped
@@ -165,22 +163,5 @@ final class V4L2Stream: DeviceStream {
             sink.event(.failed(error))
         }
         return false
-    }
-
-    /// Asks `reopen` until the camera is back (its capture) or the stream is stopped (nil). A
-    /// camera back that cannot capture as before is reported once per return.
-    private static func waitForReturn(_ thread: WorkerThread, reopen: Reopen, sink: StreamSink) -> Capture? {
-        var refused = false
-        while !thread.isStopping {
-            do {
-                if let capture = try reopen() { return capture }
-                refused = false
-            } catch {
-                if !refused { sink.event(.cannotResume(error)) }
-                refused = true
-            }
-            MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + returnPollMilliseconds * 1_000_000)
-        }
-        return nil
     }
 }

@@ -31,6 +31,8 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
         var waiters: [CheckedContinuation<RecordedMovie, Never>] = []
         var limits = Limits()
         var interruptionBehavior = InterruptionBehavior.finishRecording
+        /// The recording's files, when it was started (and may split at a loss).
+        var series: MovieRecordingSeries?
     }
 
     /// What a recording does when a device of the session goes away (the session is
@@ -45,6 +47,15 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
         /// ``CaptureSession/resumesWhenDevicesReturn``); the camera's gaps are listed in
         /// ``RecordedMovie/videoGaps`` and the frames missed counted in its drops.
         case continueRecording
+        /// Finish the file at the loss (as `.finishRecording`) and start the next one when the
+        /// session's devices are back (its `.interruptionEnded`, see
+        /// ``CaptureSession/resumesWhenDevicesReturn``): `clip.mov`, then `clip-2.mov`,
+        /// `clip-3.mov`… (the next number no file has), with the same settings and delegate,
+        /// which hears `didFinishRecording` (with `.deviceDisconnected`, the file complete) for
+        /// each file and `didStartRecording` for the next. Meanwhile ``isRecording`` stays true;
+        /// ``stopRecording()`` or ``finishRecording()`` end the series (the latter returns the
+        /// last file).
+        case startNewRecording
     }
 
     /// What a recording does when a device goes away; `.finishRecording` by default. Read when
@@ -124,8 +135,9 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
 
     // MARK: Recording
 
-    /// Whether a recording is under way (`isRecording`).
-    public var isRecording: Bool { state.withLock { $0.recording != nil } }
+    /// Whether a recording is under way (`isRecording`), including one that waits for its
+    /// devices to return to start its next file (``InterruptionBehavior/startNewRecording``).
+    public var isRecording: Bool { state.withLock { $0.recording != nil || $0.series?.isWaiting == true } }
 
     /// Whether the recording is paused.
     public var isRecordingPaused: Bool { state.withLock { $0.recording?.progress.withLock { $0.paused } ?? false } }
@@ -158,6 +170,14 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
     /// delegate's `didFinishRecording` (and ``finishRecording()``).
     public func startRecording(to url: URL, recordingDelegate delegate: (any CaptureFileOutputRecordingDelegate)? = nil,
                                queue: DispatchQueue? = nil) throws(CaptureError) {
+        let waiting = state.withLock { $0.series?.isWaiting == true }
+        guard !waiting else { throw .invalidState("a recording waits for its devices to return; stop it first") }
+        let series = MovieRecordingSeries(first: url, delegate: delegate, queue: queue ?? state.withLock { $0.queue })
+        try begin(url, series: series)
+    }
+
+    /// Starts recording one file of `series`.
+    private func begin(_ url: URL, series: MovieRecordingSeries) throws(CaptureError) {
         guard session != nil else {
             throw .invalidState("startRecording(to:) needs the output in a session")
         }
@@ -207,8 +227,9 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
             }
             state.recording = recording
             state.url = url
-            state.delegate = delegate
-            if let queue { state.queue = queue }
+            state.delegate = series.delegate
+            state.queue = series.queue
+            state.series = series
             state.connections = connections
         }
         recording.begin()
@@ -217,7 +238,10 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
     /// Ends the recording (`stopRecording()`); the delegate hears `didFinishRecording` once the
     /// file is complete. Does nothing when not recording.
     public func stopRecording() {
-        state.withLock { $0.recording }?.queue.push(.stop(at: MonotonicClock.now(), reason: .requested))
+        state.withLock { state -> MovieRecording? in
+            state.series = nil
+            return state.recording
+        }?.queue.push(.stop(at: MonotonicClock.now(), reason: .requested))
     }
 
     /// Ends the recording and returns the finished movie once the file is complete; when no
@@ -225,6 +249,7 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
     public func finishRecording() async -> RecordedMovie {
         await withCheckedContinuation { continuation in
             let recording = state.withLock { state -> MovieRecording? in
+                state.series = nil
                 if state.recording != nil { state.waiters.append(continuation) }
                 return state.recording
             }
@@ -269,6 +294,14 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
         switch behavior {
         case .finishRecording:
             recording?.queue.push(.stop(at: MonotonicClock.now(), reason: .deviceLost(reason)))
+        case .startNewRecording:
+            let stopping = state.withLock { state -> MovieRecording? in
+                guard let recording = state.recording, state.series != nil else { return nil }
+                state.series?.isWaiting = true
+                state.series?.devicesReturned = false
+                return recording
+            }
+            stopping?.queue.push(.stop(at: MonotonicClock.now(), reason: .deviceLost(reason)))
         case .continueRecording:
             let video: Bool
             switch reason {
@@ -276,6 +309,35 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
             case .audioDeviceNotAvailable: video = false
             }
             recording?.queue.push(.deviceLost(video: video))
+        }
+    }
+
+    override func sessionInterruptionEnded() {
+        // The next file starts now, or once the last one is finished.
+        let start = state.withLock { state -> Bool in
+            guard state.series?.isWaiting == true else { return false }
+            state.series?.devicesReturned = true
+            return state.recording == nil
+        }
+        if start { startNextFile() }
+    }
+
+    /// Starts the next file of a series whose devices are back; a failure is the delegate's
+    /// `didFinishRecording` for that file, and ends the series.
+    private func startNextFile() {
+        guard var series = state.withLock({ state -> MovieRecordingSeries? in
+            defer { state.series = nil }
+            return state.series
+        }) else { return }
+        let url = series.nextURL()
+        series.isWaiting = false
+        series.devicesReturned = false
+        do throws(CaptureError) {
+            try begin(url, series: series)
+        } catch {
+            let connections = self.connections.filter(\.isEnabled)
+            let delegate = series.delegate
+            series.queue.async { delegate?.fileOutput(self, didFinishRecordingTo: url, from: connections, error: error) }
         }
     }
 
@@ -298,16 +360,18 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
                                       videoFrameCount: progress.videoFrames, droppedSampleCount: progress.dropped,
                                       videoGaps: progress.videoGaps, error: error)
             lastMovie.withLock { $0 = movie }
-            let waiters = state.withLock { state -> [CheckedContinuation<RecordedMovie, Never>] in
+            let (waiters, startNext) = state.withLock { state -> ([CheckedContinuation<RecordedMovie, Never>], Bool) in
                 defer {
                     state.waiters.removeAll()
                     state.recording = nil
                     state.delegate = nil
+                    if state.series?.isWaiting != true { state.series = nil }
                 }
-                return state.waiters
+                return (state.waiters, state.series?.isWaiting == true && state.series?.devicesReturned == true)
             }
             queue.async { delegate?.fileOutput(self, didFinishRecordingTo: url, from: connections, error: error) }
             for waiter in waiters { waiter.resume(returning: movie) }
+            if startNext { startNextFile() }
         }
     }
 

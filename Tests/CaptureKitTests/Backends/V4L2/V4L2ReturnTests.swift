@@ -30,7 +30,9 @@ struct V4L2ReturnTests {
         let records = Recorder<Record>()
         let stream = try backend.startStream(V4L2Fixtures.configuration(backend), sink: camera.sink(records))
         defer { stream.stop() }
-        let resumed = await records.wait(timeout: .seconds(10)) { $0.filter { if case .sample = $0 { true } else { false } }.count == 8 }
+        // At least: the returned camera is lost again after its frames, and back again, and so on,
+        // so a test task scheduled late finds more.
+        let resumed = await records.wait(timeout: .seconds(10)) { $0.filter { if case .sample = $0 { true } else { false } }.count >= 8 }
         #expect(resumed, "\(records.items)")
         #expect(backend.isConnected)
         let items = records.items

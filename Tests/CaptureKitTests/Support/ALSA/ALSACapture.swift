@@ -37,8 +37,8 @@ struct ALSACapture {
     }
 
     /// A configured (not yet running) session from `device` to an audio data output recorded by
-    /// a ``SampleRecorder``.
-    static func makeSession(_ device: CaptureDevice, configure: (CaptureAudioDataOutput) -> Void = { _ in }) throws
+    /// a ``SampleRecorder`` (and to `outputs`).
+    static func makeSession(_ device: CaptureDevice, outputs: [CaptureOutput] = [], configure: (CaptureAudioDataOutput) -> Void = { _ in }) throws
         -> (session: CaptureSession, output: CaptureAudioDataOutput, recorder: SampleRecorder) {
         let session = CaptureSession()
         session.beginConfiguration()
@@ -48,6 +48,7 @@ struct ALSACapture {
         let recorder = SampleRecorder(label: "tests.audio.\(device.uniqueID)")
         recorder.attach(to: output)
         try session.addOutput(output)
+        for extra in outputs { try session.addOutput(extra) }
         try session.commitConfiguration()
         return (session, output, recorder)
     }

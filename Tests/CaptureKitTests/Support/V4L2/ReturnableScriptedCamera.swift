@@ -31,7 +31,9 @@ final class ReturnableScriptedCamera: Sendable {
         func set() { value.store(true, ordering: .releasing) }
     }
 
-    init(_ script: @escaping @Sendable (_ returned: Bool) -> ScriptedV4L2Device.Script) throws {
+    /// With `followsNodeFile`, the camera is unplugged by removing its node file (``unplug()``)
+    /// and plugged back by making it again (``plugBack()``), as a watched /dev sees a USB camera.
+    init(followsNodeFile: Bool = false, _ script: @escaping @Sendable (_ returned: Bool) -> ScriptedV4L2Device.Script) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("ck-v4l2-return-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         path = root.appendingPathComponent("video0").path
@@ -40,8 +42,19 @@ final class ReturnableScriptedCamera: Sendable {
         opener = ScriptedOpener {
             let back = returned.isSet
             if back { opens.append(opens.count) }
-            return ScriptedV4L2Device(path: path, script: script(back))
+            var scripted = script(back)
+            if followsNodeFile { scripted.nodeFile = path }
+            return ScriptedV4L2Device(path: path, script: scripted)
         }
+        opener.followsNodeFiles = followsNodeFile
+    }
+
+    /// Removes the node file: the camera is gone.
+    func unplug() throws { try FileManager.default.removeItem(atPath: path) }
+
+    /// Makes the node file again: the camera is back.
+    func plugBack() throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else { throw CaptureError(.fileError, "cannot make \(path)") }
     }
 
     /// The sink a test streams into: records what it is told, and marks the loss (on the

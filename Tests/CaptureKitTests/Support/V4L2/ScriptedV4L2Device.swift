@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Synchronization
 @testable import CaptureKit
@@ -42,6 +43,9 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
         var frames: [Frame] = []
         /// The errno DQBUF fails with once the frames are used up (nil: no more frames, ever).
         var endErrno: Int32?
+        /// A file standing for the node: once it is gone the camera is unplugged (every poll
+        /// wakes with an error and DQBUF fails with ENODEV, as a removed USB camera's do).
+        var nodeFile: String?
         /// Calls that fail, by operation name ("VIDIOC_S_FMT", "open", "mmap") → errno.
         var failures: [String: Int32] = [:]
         /// Calls that fail only after some succeeded ("VIDIOC_EXPBUF" midway through the ring).
@@ -206,6 +210,7 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
 
     func dequeueBuffer(bufferType: V4L2BufferType) throws(CaptureError) -> V4L2DequeuedBuffer? {
         try call("VIDIOC_DQBUF") { () throws(CaptureError) -> V4L2DequeuedBuffer? in
+            if isUnplugged { throw V4L2Syscall.error(errno: ENODEV, operation: "VIDIOC_DQBUF", path: path) }
             guard nextFrame < script.frames.count else {
                 if let code = script.endErrno { throw V4L2Syscall.error(errno: code, operation: "VIDIOC_DQBUF", path: path) }
                 return nil
@@ -233,6 +238,7 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
     func streamOff(bufferType: V4L2BufferType) throws(CaptureError) { try call("VIDIOC_STREAMOFF") { streaming = false } }
 
     func poll(timeoutMilliseconds: Int32) throws(CaptureError) -> V4L2PollResult {
+        if isUnplugged { return .failed }
         if script.paceNanoseconds > 0, nextFrame < script.frames.count {
             // A paced camera: the next frame is ready one period after the previous one.
             if nextDue == 0 { nextDue = MonotonicClock.nanoseconds() + script.paceNanoseconds }
@@ -253,6 +259,8 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
 
     func close() { isClosed = true }
 
+    private var isUnplugged: Bool { script.nodeFile.map { !FileManager.default.fileExists(atPath: $0) } ?? false }
+
     /// Whether every frame has been dequeued.
     var isDrained: Bool { nextFrame >= script.frames.count }
 }
@@ -264,13 +272,17 @@ final class ScriptedOpener: V4L2DeviceOpener, @unchecked Sendable {
     var openErrno: Int32?
     /// Whether the node is there (tests unplug it by setting this false).
     var present = true
+    /// Whether the node is there only while a file at its path is (tests unplug it by removing
+    /// the file, so a watched directory sees it go).
+    var followsNodeFiles = false
 
-    func nodeExists(_ path: String) -> Bool { present }
+    func nodeExists(_ path: String) -> Bool { present && (!followsNodeFiles || FileManager.default.fileExists(atPath: path)) }
 
     init(_ make: @escaping @Sendable () -> ScriptedV4L2Device) { self.make = make }
 
     func open(_ path: String) throws(CaptureError) -> any V4L2DeviceIO {
         if let openErrno { throw V4L2Syscall.error(errno: openErrno, operation: "open", path: path) }
+        if followsNodeFiles, !FileManager.default.fileExists(atPath: path) { throw V4L2Syscall.error(errno: ENOENT, operation: "open", path: path) }
         let device = make()
         opened.append(device)
         return device

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// `aplay` (alsa-utils, not ours) playing raw s16 48 kHz mono into the playback side of the
@@ -30,9 +31,11 @@ final class LoopbackPlayer {
 
     deinit { stop() }
 
+    /// Stops the player at once. (aplay answers SIGTERM by draining what it has queued: up to
+    /// the rest of the file.)
     func stop() {
         guard process.isRunning else { return }
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 

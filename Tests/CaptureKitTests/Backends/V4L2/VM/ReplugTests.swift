@@ -3,40 +3,79 @@ import Testing
 @testable import CaptureKit
 
 extension RealTimeCaptureTests.V4L2IntegrationTests {
-    /// A real driver's camera lost and back mid-recording: vivid's "Disconnect" makes every call
-    /// fail with ENODEV, as an unplugged USB camera does, and vivid connects again once the last
-    /// handle of the old stream is closed — which CaptureKit does when it sees the loss. The
-    /// harness runs this suite in a process of its own, after the disconnect suite.
-    @Suite struct ReplugTests {
+    /// A real driver's camera lost and back mid-recording, two ways: vivid's "Disconnect" makes
+    /// every call fail with ENODEV, as an unplugged USB camera does, and vivid connects again
+    /// once the last handle of the old stream is closed — which CaptureKit does when it sees the
+    /// loss; and a driver reload: vivid taken off its device (its nodes vanish under the open
+    /// handle), the module unloaded and loaded again. The harness runs this suite in a process
+    /// of its own, after the disconnect suite.
+    @Suite(.serialized) struct ReplugTests {
         @Test func vividRecordingResumesAfterReplug() async throws {
             let node = VMEnvironment.vivid(1)
+            try await recordThroughALoss(of: node, label: "replug", unplug: {
+                try V4L2Ctl.set(node, ["disconnect": "1"])
+            }, plugBack: {
+                // vivid is back once CaptureKit closes the node: the loss itself is the cue.
+                nil
+            })
+        }
+
+        /// Unbound mid-recording, the module unloaded once CaptureKit let go of the node, and
+        /// loaded again: the recording resumes by itself within a second of the nodes' return.
+        @Test func vividRecordingResumesAfterDriverReload() async throws {
+            let node = VMEnvironment.vivid(0)
+            let driver = KernelDriver.vivid
+            try await recordThroughALoss(of: node, label: "reload", unplug: {
+                try driver.unbind()
+                #expect(!FileManager.default.fileExists(atPath: node), "\(node) is still there after unbinding \(driver)")
+            }, plugBack: {
+                // Once CaptureKit has closed the node, nothing holds the module.
+                #expect(await driver.waitUntilUnused(), "\(driver) is still held after the loss")
+                try driver.unload()
+                try driver.load()
+                #expect(FileManager.default.fileExists(atPath: node), "\(node) did not come back with \(driver)")
+                return MonotonicClock.nanoseconds()
+            })
+        }
+
+        /// Records 25 fps from `node` into one file (`.continueRecording`), `unplug`s the camera,
+        /// waits for the interruption, has `plugBack` bring it back (it returns when the camera
+        /// was back, or nil when the loss is the cue), and checks that the session resumed by
+        /// itself (within a second of the return), that the frames after it run on in number
+        /// and time, every one accounted for, and that the file holds both sides of the gap.
+        private func recordThroughALoss(of node: String, label: String, unplug: () async throws -> Void,
+                                        plugBack: () async throws -> Int64?) async throws {
             let device = try VMEnvironment.device(at: node)
             try VMCapture.configure(device, try VMCapture.format(device, fourCC: "YUYV", width: 320, height: 180), fps: 25)
             let movie = CaptureMovieFileOutput()
             movie.interruptionBehavior = .continueRecording
             // The witness keeps converted copies, never the driver's buffers: holding those would
-            // keep the old node open, and vivid comes back only once it is closed.
+            // keep the old node open, and the camera comes back only once it is closed.
             let frames = CaptureVideoDataOutput()
             frames.alwaysDiscardsLateVideoFrames = false
             frames.videoSettings = VideoTarget(pixelFormat: .bgra)
-            let witness = SampleRecorder(label: "tests.vm.replug")
+            let witness = SampleRecorder(label: "tests.vm.\(label)")
             witness.attach(to: frames)
             let session = try VMCapture.session(device, outputs: [movie, frames])
             let events = EventRecorder(session)
-            let url = MovieFiles.path("vivid-replug", "mp4")
+            let url = MovieFiles.path("vivid-\(label)", "mkv")
             defer { try? FileManager.default.removeItem(at: url) }
             try await session.start()
             defer { try? session.stopRunning() }
             try movie.startRecording(to: url)
             #expect(await witness.samples.wait(forCount: 25, timeout: .seconds(30)), "frames before the unplug")
 
-            try V4L2Ctl.set(node, ["disconnect": "1"])
+            try await unplug()
             #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: device.uniqueID)), timeout: .seconds(20)),
                     "events: \(events.events.items)")
             let lost = MonotonicClock.nanoseconds()
             let lastBefore = try #require(witness.samples.items.last)
+            let back = try await plugBack()
             #expect(await events.wait(for: .interruptionEnded, timeout: .seconds(20)), "events: \(events.events.items)")
-            print("vm replug: interruption ended \(Double(MonotonicClock.nanoseconds() - lost) / 1e6) ms after the loss")
+            let ended = MonotonicClock.nanoseconds()
+            print("vm \(label): interruption ended \(Double(ended - lost) / 1e6) ms after the loss"
+                  + (back.map { ", \(Double(ended - $0) / 1e6) ms after the camera's return" } ?? ""))
+            if let back { #expect(ended - back < 1_000_000_000, "resumed \(Double(ended - back) / 1e9) s after the camera came back") }
             let countAtReturn = witness.samples.count
             #expect(await witness.samples.wait(forCount: countAtReturn + 25, timeout: .seconds(30)), "frames after the return")
             let recorded = await movie.finishRecording()
