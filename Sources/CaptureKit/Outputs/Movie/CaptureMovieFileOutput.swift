@@ -286,7 +286,10 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
     }
 
     override func sessionDidStopRunning() {
-        state.withLock { $0.recording }?.queue.push(.stop(at: MonotonicClock.now(), reason: .sessionStopped))
+        state.withLock { state -> MovieRecording? in
+            state.series = nil   // a series waiting for its devices ends with the session
+            return state.recording
+        }?.queue.push(.stop(at: MonotonicClock.now(), reason: .sessionStopped))
     }
 
     override func sessionWasInterrupted(_ reason: CaptureSession.InterruptionReason) {
