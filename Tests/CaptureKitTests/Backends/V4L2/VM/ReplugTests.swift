@@ -7,8 +7,8 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
     /// every call fail with ENODEV, as an unplugged USB camera does, and vivid connects again
     /// once the last handle of the old stream is closed — which CaptureKit does when it sees the
     /// loss; and a driver reload: vivid taken off its device (its nodes vanish under the open
-    /// handle), the module unloaded and loaded again. The harness runs this suite in a process
-    /// of its own, after the disconnect suite.
+    /// handle), the module unloaded and loaded again. And the loopback camera's producer
+    /// restarted. The harness runs this suite in a process of its own, after the disconnect suite.
     @Suite(.serialized) struct ReplugTests {
         @Test func vividRecordingResumesAfterReplug() async throws {
             let node = VMEnvironment.vivid(1)
@@ -36,6 +36,60 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
                 #expect(FileManager.default.fileExists(atPath: node), "\(node) did not come back with \(driver)")
                 return MonotonicClock.nanoseconds()
             })
+        }
+
+        /// v4l2loopback's producer stops and starts again (a virtual-camera app restarted): the
+        /// node only stalls — no loss, nothing dropped, the session keeps running — and the
+        /// frames after the restart follow in the same recording, with the stall as a jump of
+        /// their capture times. (The module itself cannot go while a reader holds the node:
+        /// `rmmod` refuses, and v4l2loopback 0.12 has no other way to remove a device.)
+        @Test func loopbackCameraStreamsOnWhenItsProducerRestarts() async throws {
+            let device = try VMEnvironment.device(at: VMEnvironment.loopbackNode)
+            try VMCapture.configure(device, try VMCapture.format(device, fourCC: "MJPG", width: 640, height: 480))
+            let movie = CaptureMovieFileOutput()
+            let frames = CaptureVideoDataOutput()
+            frames.alwaysDiscardsLateVideoFrames = false
+            let witness = SampleRecorder(label: "tests.vm.producer")
+            witness.attach(to: frames)
+            let session = try VMCapture.session(device, outputs: [movie, frames])
+            var settings = MovieOutputSettings()
+            settings.videoCodec = .mjpeg
+            movie.setOutputSettings(settings, for: try #require(movie.connections.first))
+            let events = EventRecorder(session)
+            let url = MovieFiles.path("loopback-producer", "mov")
+            defer { try? FileManager.default.removeItem(at: url) }
+            try await session.start()
+            defer { try? session.stopRunning() }
+            try movie.startRecording(to: url)
+            #expect(await witness.samples.wait(forCount: 10, timeout: .seconds(30)), "frames before the producer stopped")
+
+            try FileFixtures.run("pkill", ["-x", "lbproducer"])
+            #expect(await pollUntil { (try? FileFixtures.run("pgrep", ["-x", "lbproducer"])) == nil }, "the producer did not stop")
+            let stopped = MonotonicClock.nanoseconds()
+            try await Task.sleep(for: .seconds(1))   // the stall itself, not a synchronisation
+            let producer = Process()
+            producer.executableURL = URL(fileURLWithPath: VMEnvironment.mjpegReference).deletingLastPathComponent().appendingPathComponent("lbproducer")
+            producer.arguments = [VMEnvironment.loopbackNode, VMEnvironment.mjpegReference, "640", "480", "30"]
+            try producer.run()   // left running, as the harness's producer was
+            let restarted = MonotonicClock.nanoseconds()
+            #expect(await witness.waitUntilCaptured(10, of: device.activeVideoMinFrameDuration, after: restarted) != nil,
+                    "no frames after the producer restarted")
+            let recorded = await movie.finishRecording()
+            try await session.stop()
+
+            #expect(!events.events.items.contains { if case .wasInterrupted = $0 { true } else { false } }, "\(events.events.items)")
+            let accounting = witness.accounting
+            #expect(accounting.isComplete, "\(accounting)")
+            let times = witness.samples.items.map { $0.sample.presentationTimeStamp.nanoseconds ?? 0 }
+            #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "timestamps increase")
+            let before = times.filter { $0 < stopped }, after = times.filter { $0 >= restarted }
+            #expect(!before.isEmpty && !after.isEmpty && after[0] - (before.last ?? 0) >= 1_000_000_000,
+                    "the stall is not a jump of at least a second: \(before.suffix(2)) then \(after.prefix(2))")
+            #expect(recorded.error == nil, "\(String(describing: recorded.error))")
+            let packets = try ProbedMovie.videoTimestamps(url.path)
+            #expect(packets.count == recorded.videoFrameCount)
+            let stall = zip(packets, packets.dropFirst()).map { $1 - $0 }.max() ?? 0
+            #expect(stall >= 1, "the file shows no stall between its packets: longest step \(stall) s")
         }
 
         /// Records 25 fps from `node` into one file (`.continueRecording`), `unplug`s the camera,
