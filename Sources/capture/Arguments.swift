@@ -1,7 +1,8 @@
 import CaptureKit
 
 /// A subcommand's arguments, parsed against what it accepts: `--name value` options,
-/// `--flag` switches and positional words. Anything else is a usage error.
+/// `--flag` switches and positional words (all words after `--` are positional). Anything else,
+/// and any other word that starts with `-`, is a usage error.
 struct Arguments {
     private(set) var positional: [String] = []
     private var values: [String: String] = [:]
@@ -12,9 +13,18 @@ struct Arguments {
         while index < words.count {
             let word = words[index]
             index += 1
-            guard word.hasPrefix("--"), word.count > 2 else {
+            if word == "--" {
+                // The usual end of options: what follows is positional even if it starts with -.
+                positional.append(contentsOf: words[index...])
+                break
+            }
+            guard word.hasPrefix("-"), word.count > 1 else {
                 positional.append(word)
                 continue
+            }
+            guard word.hasPrefix("--") else {
+                // Never a file name by accident (`capture photo -x`): say so; `./-x` names it.
+                throw UsageError("unknown option \(word) (a file whose name starts with - is ./\(word))")
             }
             var name = String(word.dropFirst(2))
             var inlineValue: String?
@@ -69,6 +79,8 @@ extension Arguments {
         let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("", 1)]
         for unit in units where text.hasSuffix(unit.suffix) {
             if let number = Double(text.dropLast(unit.suffix.count)), number > 0, number.isFinite {
+                // Milliseconds are the finest unit: less would round to 0, which means no limit.
+                guard number * unit.seconds >= 0.001 else { throw UsageError("--\(name) must be at least 1ms, not '\(text)'") }
                 return MediaTime(seconds: number * unit.seconds, preferredTimescale: 1000)
             }
         }

@@ -23,6 +23,10 @@ enum ExitStatus: Int32 {
     case success = 0
     case failure = 1
     case usage = 64
+    /// EX_DATAERR: an input that is not a media file capture can read (corrupt, unsupported).
+    case dataError = 65
+    /// EX_NOINPUT: an input that is missing, unreadable or not a file.
+    case noInput = 66
     case unavailable = 69
     case cannotCreate = 73
 }

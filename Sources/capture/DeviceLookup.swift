@@ -15,8 +15,10 @@ enum DeviceLookup {
     /// command has what it asked for) or reuses them when an earlier lookup made them — so
     /// `--device file:a.mp4 --audio-device file:a.mp4` plays one file's picture and sound.
     static func find(_ name: String?, mediaType: MediaType, looping: Bool = true,
-                     pacing: DevicePacing = .realTime) throws(CaptureError) -> CaptureDevice {
+                     pacing: DevicePacing = .realTime) throws -> CaptureDevice {
         if let name, name.hasPrefix(filePrefix) {
+            let path = String(name.dropFirst(filePrefix.count))
+            if !path.isEmpty { _ = try CommandPath.input(path, what: "the \(filePrefix) device's file") }
             return try fileDevice(path: String(name.dropFirst(filePrefix.count)), mediaType: mediaType, looping: looping, pacing: pacing)
         }
         let candidates = CaptureDevice.allDevices.filter { $0.hasMediaType(mediaType) }

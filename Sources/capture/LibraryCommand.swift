@@ -84,6 +84,7 @@ enum LibraryCommand: Command {
             Console.print("deleted \(operands[0])")
         case "import":
             guard !operands.isEmpty else { throw UsageError("'library import' takes one FILE or more") }
+            for operand in operands { _ = try CommandPath.input(operand) }
             try importFiles(operands, into: try open(arguments), move: arguments.has("move"), json: arguments.has("json"))
         default:
             throw UsageError("unknown action '\(action)': list, show, export, delete or import")
@@ -91,10 +92,7 @@ enum LibraryCommand: Command {
         return .success
     }
 
-    private static func open(_ arguments: Arguments) throws -> MediaLibrary {
-        if let root = arguments.value("root") { return try MediaLibrary(root: URL(fileURLWithPath: root)) }
-        return try MediaLibrary.standard()
-    }
+    private static func open(_ arguments: Arguments) throws -> MediaLibrary { try CommandPath.library(arguments) }
 
     private static func kind(_ name: String?) throws(UsageError) -> MediaAsset.Kind? {
         guard let name else { return nil }

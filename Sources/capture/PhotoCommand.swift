@@ -8,7 +8,7 @@ enum PhotoCommand: Command {
     static let summary = "take a photo (JPEG, PNG or HEIF with EXIF) and print its size and latency"
     static let usage = """
         usage: capture photo OUT [--device ID] [--format jpeg|png|heif] [--quality Q] [--size WxH]
-                                 [--save-to-library [--root DIR]]
+                                 [--overwrite] [--save-to-library [--root DIR]]
 
         Starts the default camera, or DEVICE, at its largest frame size, takes a photo from the
         next frame through a CapturePhotoOutput and writes it to OUT. Prints the path, the photo's
@@ -19,18 +19,24 @@ enum PhotoCommand: Command {
           --quality Q       compression quality 1...100 for JPEG and HEIF (default 90)
           --size WxH        largest photo size: smaller scales the frame down, larger (up to the
                             camera's largest format) switches the camera for the shot
+          --overwrite       replace OUT if it exists (default: refuse)
           --save-to-library also save the photo into the media library (see 'capture library')
                             and print its path there
           --root DIR        the library under DIR instead of the user's
         """
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        let arguments = try Arguments(words, options: ["device", "format", "quality", "size", "root"], flags: ["save-to-library"])
+        let arguments = try Arguments(words, options: ["device", "format", "quality", "size", "root"],
+                                      flags: ["save-to-library", "overwrite"])
         if arguments.value("root") != nil, !arguments.has("save-to-library") { throw UsageError("--root goes with --save-to-library") }
         guard arguments.positional.count == 1 else {
             throw UsageError(arguments.positional.isEmpty ? "missing OUT, the file to write" : "unexpected argument '\(arguments.positional[1])'")
         }
-        let path = arguments.positional[0]
+        let overwrite = arguments.has("overwrite")
+        let url = try CommandPath.output(arguments.positional[0], overwrite: overwrite)
+        let path = url.path
+        // The library is opened before the shot, so an unusable one costs nothing.
+        let library = arguments.has("save-to-library") ? try CommandPath.library(arguments) : nil
         let fileType = try format(arguments.value("format"), path: path)
         let quality = try arguments.integer("quality", default: 90, in: 1...100)
         let size = try arguments.size("size")
@@ -66,7 +72,7 @@ enum PhotoCommand: Command {
 
         guard let data = photo.fileDataRepresentation() else { throw CaptureError(.internalError, "the photo has no file data") }
         do {
-            try data.write(to: URL(fileURLWithPath: path))
+            try data.write(to: url, options: overwrite ? .atomic : .withoutOverwriting)
         } catch {
             throw CaptureError(.fileError, "cannot write the photo: \(error.localizedDescription)", path: path)
         }
@@ -76,8 +82,7 @@ enum PhotoCommand: Command {
                              Double(latency) / 1e6, device.localizedName, photo.sourceSequenceNumber.map { String($0) } ?? "?",
                              photo.metadata.orientation.rawValue,
                              photo.resolvedSettings.switchesDeviceFormat ? ", format switched for the shot" : ""))
-        if arguments.has("save-to-library") {
-            let library = try arguments.value("root").map { try MediaLibrary(root: URL(fileURLWithPath: $0)) } ?? MediaLibrary.standard()
+        if let library {
             let asset = try library.saveImage(data, fileExtension: fileType.fileExtension, creationDate: photo.metadata.dateTimeOriginal)
             Console.print("saved to the library: \(asset.fileURL.path) (id \(asset.id))")
         }

@@ -97,7 +97,7 @@ enum PreviewCommand: Command {
         options.port = try arguments.integer("port", default: 0, in: 0...65535)
         options.quality = try arguments.integer("quality", default: 75, in: 1...100)
         if let bind = arguments.value("bind") { options.bindAddress = bind }
-        let library = try arguments.value("library").map { try MediaLibrary(root: URL(fileURLWithPath: $0)) } ?? MediaLibrary.standard()
+        let library = try CommandPath.library(arguments, "library")
         let device = try DeviceLookup.find(arguments.value("device"), mediaType: .video)
         let manager = CaptureManager(library: library)
         try manager.configureVideoInput(device: device)

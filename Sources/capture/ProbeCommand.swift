@@ -57,7 +57,7 @@ enum ProbeCommand: Command {
     static func run(_ words: [String]) throws -> ExitStatus {
         let arguments = try Arguments(words, options: [], flags: ["json"])
         guard arguments.positional.count == 1 else { throw UsageError("give exactly one FILE") }
-        let info = try MediaFileInfo(contentsOf: URL(fileURLWithPath: arguments.positional[0]))
+        let info = try MediaFileInfo(contentsOf: try CommandPath.input(arguments.positional[0]))
         let report = makeReport(info)
         if arguments.has("json") {
             try Console.printJSON(report)

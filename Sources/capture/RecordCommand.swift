@@ -40,7 +40,9 @@ enum RecordCommand: Command {
                                       flags: ["no-audio", "quiet", "unpaced", "save-to-library"])
         guard arguments.positional.count == 1 else { throw UsageError("give exactly one output file") }
         if arguments.value("root") != nil, !arguments.has("save-to-library") { throw UsageError("--root goes with --save-to-library") }
-        let url = URL(fileURLWithPath: arguments.positional[0])
+        let url = try CommandPath.output(arguments.positional[0])
+        // The library is opened before recording, so an unusable one costs no recording.
+        let library = arguments.has("save-to-library") ? try CommandPath.library(arguments) : nil
         let duration = try arguments.duration("duration")
         var preset = CaptureSession.Preset.high
         if let name = arguments.value("preset") {
@@ -129,7 +131,7 @@ enum RecordCommand: Command {
             guard error.recordingSuccessfullyFinished else { throw error }
             Console.print("stopped: \(error.message)")
         }
-        if arguments.has("save-to-library") { try saveToLibrary(url, root: arguments.value("root")) }
+        if let library { try saveToLibrary(url, in: library) }
         return .success
     }
 }
@@ -137,8 +139,7 @@ enum RecordCommand: Command {
 extension RecordCommand {
     /// Copies the finished movie into the library and writes its cover image beside it, as the
     /// seed's capture manager does after recording.
-    static func saveToLibrary(_ url: URL, root: String?) throws {
-        let library = try root.map { try MediaLibrary(root: URL(fileURLWithPath: $0)) } ?? MediaLibrary.standard()
+    static func saveToLibrary(_ url: URL, in library: MediaLibrary) throws {
         let asset = try library.saveVideo(at: url, move: false)
         let generator = AssetImageGenerator(asset: asset)
         generator.maximumSize = MediaAsset.Size(width: 100, height: 0)

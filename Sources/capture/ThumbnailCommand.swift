@@ -8,6 +8,7 @@ enum ThumbnailCommand: Command {
     static let summary = "write a thumbnail (JPEG or PNG) of a movie or photo at a time"
     static let usage = """
         usage: capture thumbnail FILE OUT [--width W] [--height H] [--at T] [--exact] [--no-transform] [--quality Q]
+                                          [--overwrite]
 
         Decodes the picture of FILE (any movie or photo FFmpeg reads) at time T and writes it to
         OUT as JPEG, or PNG when OUT ends in .png. Prints the path, the picture's size and the
@@ -22,21 +23,24 @@ enum ThumbnailCommand: Command {
           --no-transform   keep the pixels as stored (default: turned upright by the file's
                            rotation)
           --quality Q      JPEG quality 1...100 (default 85)
+          --overwrite      replace OUT if it exists (default: refuse)
         """
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        let arguments = try Arguments(words, options: ["width", "height", "at", "quality"], flags: ["exact", "no-transform"])
+        let arguments = try Arguments(words, options: ["width", "height", "at", "quality"], flags: ["exact", "no-transform", "overwrite"])
         guard arguments.positional.count == 2 else {
             throw UsageError(arguments.positional.count < 2 ? "give FILE and OUT" : "unexpected argument '\(arguments.positional[2])'")
         }
-        let (input, output) = (arguments.positional[0], arguments.positional[1])
+        let overwrite = arguments.has("overwrite")
+        let input = try CommandPath.input(arguments.positional[0])
+        let output = try CommandPath.output(arguments.positional[1], overwrite: overwrite)
         let width = try arguments.integer("width", default: 100, in: 0...16384)
         let height = try arguments.integer("height", default: 0, in: 0...16384)
         let quality = try arguments.integer("quality", default: 85, in: 1...100)
         let time = try at(arguments)
-        let isPNG = (output as NSString).pathExtension.lowercased() == "png"
+        let isPNG = output.pathExtension.lowercased() == "png"
 
-        let asset = try MediaAsset(url: URL(fileURLWithPath: input))
+        let asset = try MediaAsset(url: input)
         let generator = AssetImageGenerator(asset: asset)
         generator.maximumSize = MediaAsset.Size(width: width, height: height)
         generator.appliesPreferredTrackTransform = !arguments.has("no-transform")
@@ -47,11 +51,11 @@ enum ThumbnailCommand: Command {
         let (image, actualTime) = try generator.copyImage(at: time)
         let data = isPNG ? try PNGEncoder.encode(image, metadata: nil) : try JPEGEncoder.encode(image, quality: quality, metadata: nil)
         do {
-            try data.write(to: URL(fileURLWithPath: output))
+            try data.write(to: output, options: overwrite ? .atomic : .withoutOverwriting)
         } catch {
-            throw CaptureError(.fileError, "cannot write the thumbnail: \(error.localizedDescription)", path: output)
+            throw CaptureError(.fileError, "cannot write the thumbnail: \(error.localizedDescription)", path: output.path)
         }
-        Console.print(String(format: "%@: %dx%d %@, %.1f KB, frame at %.3f s (asked %.3f s)", output, image.width, image.height,
+        Console.print(String(format: "%@: %dx%d %@, %.1f KB, frame at %.3f s (asked %.3f s)", output.path, image.width, image.height,
                              isPNG ? "png" : "jpeg", Double(data.count) / 1024, actualTime.seconds, time.seconds))
         return .success
     }

@@ -33,12 +33,16 @@ let overview = """
     } catch let error as UsageError {
         Console.error("\(command.name): \(error.message) (see 'capture \(command.name) --help')")
         return .usage
+    } catch let error as InputError {
+        Console.error("\(command.name): \(error.message)")
+        return .noInput
     } catch let error as CaptureError {
         Console.error("\(command.name): \(error)")
         switch error.code {
         case .deviceNotFound, .deviceBusy, .deviceDisconnected, .notAuthorized: return .unavailable
         case .fileError, .diskFull: return .cannotCreate
-        case .invalidArgument, .unsupportedFormat, .unsupportedPreset: return .usage
+        case .unsupportedFile, .corruptFile: return .dataError
+        case .invalidArgument, .unsupportedFormat, .unsupportedPreset, .notSupported: return .usage
         default: return .failure
         }
     } catch {

@@ -68,8 +68,14 @@ final class MediaInput: @unchecked Sendable {
             let code = errno
             throw CaptureError(.fileError, code == ENOENT ? "no such file" : "cannot open the file", errno: code, operation: "stat", path: path)
         }
-        guard info.st_mode & S_IFMT != S_IFDIR else {
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
             throw CaptureError(.fileError, "is a directory, not a media file", errno: EISDIR, operation: "stat", path: path)
+        case S_IFIFO, S_IFSOCK:
+            // Opening one waits for a writer, forever if none comes; media files can be sought.
+            throw CaptureError(.unsupportedFile, "is a FIFO or a socket, not a media file", operation: "stat", path: path)
+        default:
+            break
         }
         guard access(path, R_OK) == 0 else {
             let code = errno

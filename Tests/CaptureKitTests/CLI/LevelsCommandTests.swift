@@ -8,19 +8,8 @@ extension RealTimeCaptureTests {
     /// machine's late first buffers still leave meters to read.
     @Suite(.serialized, .tags(.childProcess))
     struct LevelsCommandTests {
-        func runCapture(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-            let process = Process()
-            process.executableURL = MovieFiles.captureExecutable
-            process.arguments = arguments
-            let output = Pipe(), errors = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()   // inherits ALSA_CONFIG_PATH, which defines the tone PCM
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, text, errorText)
-        }
+        /// Runs `capture`, which inherits ALSA_CONFIG_PATH (it defines the tone PCM).
+        func runCapture(_ arguments: [String]) throws -> CaptureTool.Result { try CaptureTool.run(arguments) }
 
         @Test func metersOfAnALSAToneReadItsLevel() throws {
             let pcm = try ALSAFixtures.toneMicrophone(frequency: 1000, level: -6)

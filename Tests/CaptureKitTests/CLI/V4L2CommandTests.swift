@@ -6,18 +6,10 @@ import Testing
 /// control it does not have fails with the reason.
 @Suite("V4L2Command", .tags(.childProcess), .excludable)
 struct V4L2CommandTests {
+    /// `capture` with its standard output and error together, as a user reads them.
     private func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let executable = try #require(MovieFiles.captureExecutable, "the capture executable is built beside the tests (swift build --build-tests)")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try CaptureTool.run(arguments)
+        return (result.status, result.output + result.errors)
     }
 
     @Test func controlsOfADeviceWithoutControls() throws {

@@ -1,0 +1,43 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Runs the `capture` executable built beside the tests as a user would: in a folder of the
+/// test's choosing, its output through files (no pipe to fill), killed if it outlives
+/// `timeout` (a hang is a failure, never a stuck suite).
+enum CaptureTool {
+    struct Result: CustomStringConvertible {
+        var status: Int32
+        var output: String
+        var errors: String
+        var timedOut: Bool
+        var description: String { "exit \(status)\(timedOut ? " (killed: timed out)" : ""); stdout: \(output); stderr: \(errors)" }
+    }
+
+    static func run(_ arguments: [String], in directory: URL? = nil, timeout: Duration = .seconds(60)) throws -> Result {
+        let executable = try #require(MovieFiles.captureExecutable, "the capture executable is built beside the tests (swift build --build-tests)")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ck-capture-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let timedOut = exited.wait(timeout: .now() + seconds) == .timedOut
+        if timedOut { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus,
+                      output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+                      errors: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "", timedOut: timedOut)
+    }
+}
