@@ -10,7 +10,8 @@ let overview = """
     Commands:
     \(commands.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
 
-    'capture <command> --help' describes a command.
+    'capture <command> --help' describes a command; '--verbose' with any command also prints
+    the log lines of the libraries underneath (FFmpeg's), which are silent otherwise.
     """
 
 @MainActor func main() -> ExitStatus {
@@ -23,7 +24,12 @@ let overview = """
         Console.error("unknown command '\(first)'; 'capture --help' lists the commands")
         return .usage
     }
-    let rest = Array(words.dropFirst())
+    var rest = Array(words.dropFirst())
+    // --verbose, for every command: the libraries' own log lines (FFmpeg's), silent otherwise.
+    if let verbose = rest.firstIndex(of: "--verbose"), verbose < (rest.firstIndex(of: "--") ?? rest.endIndex) {
+        rest.remove(at: verbose)
+        CaptureLog.setHandler(upTo: .info) { _, source, message in Console.error("\(source): \(message)") }
+    }
     if rest.contains("--help") || rest.contains("-h") {
         Console.print(command.usage)
         return .success

@@ -36,10 +36,23 @@ enum FFmpeg {
         }
     }
 
-    /// Call before using libav*: keeps FFmpeg's own logging to real errors (it prints to stderr,
-    /// which belongs to the application). Runs once.
-    static func prepare() { _ = quietLogging }
-    private static let quietLogging: Void = av_log_set_level(AV_LOG_ERROR)
+    /// Call before using libav*: routes FFmpeg's own log lines (which it prints to stderr, the
+    /// application's) to ``CaptureLog``, silent unless the application asked for them. Runs once.
+    static func prepare() { _ = routedLogging }
+    private static let routedLogging: Void = {
+        av_log_set_level(AV_LOG_INFO)
+        av_log_set_callback { context, level, format, arguments in
+            let mapped: CaptureLog.Level = level <= AV_LOG_ERROR ? .error : level <= AV_LOG_WARNING ? .warning : .info
+            guard level <= AV_LOG_INFO, CaptureLog.wants(mapped), let format, let arguments else { return }
+            var printPrefix: Int32 = 1
+            let line = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buffer -> String in
+                av_log_format_line2(context, level, format, arguments, buffer.baseAddress, 1024, &printPrefix)
+                return String(cString: buffer.baseAddress!)
+            }
+            let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !text.isEmpty { CaptureLog.emit(mapped, "ffmpeg", text) }
+        }
+    }()
 
     /// The encoder `name` with a context, a frame and a packet for it, allocated together: if one
     /// allocation fails, the others are freed. Wraps `avcodec_find_encoder_by_name`.

@@ -69,6 +69,7 @@ struct HostileArgumentTests {
         #expect(result.status == example.status, "\(result)")
         #expect(result.errors.contains(example.says), "\(result)")
         #expect(!result.errors.contains("NSCocoaErrorDomain"), "\(result)")
+        #expect(result.errors.split(separator: "\n").count == 1, "one line of error: \(result)")
         for (name, data) in zip(example.untouched, before) {
             #expect((try? Data(contentsOf: folder.appendingPathComponent(name))) == data, "\(name) was changed")
         }
@@ -88,6 +89,25 @@ struct HostileArgumentTests {
         let dashed = try CaptureTool.run(["thumbnail", "picture.png", "--", "-t.jpg"], in: folder)
         #expect(dashed.status == 0, "\(dashed)")
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("-t.jpg").path))
+    }
+
+    /// FFmpeg's own log lines (`[mov,mp4,… @ 0x…] moov atom not found`) never reach stderr: the
+    /// error says what went wrong, once. `--verbose` shows them (defect 7).
+    @Test func ffmpegLogLinesStayOutOfStderrUnlessAskedFor() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let movie = folder.appendingPathComponent("whole.mp4")
+        try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=s=64x48:d=1", "-c:v", "mpeg4", movie.path])
+        let whole = try Data(contentsOf: movie)
+        try whole.prefix(whole.count / 2).write(to: folder.appendingPathComponent("truncated.mp4"))
+        for arguments in [["probe", "truncated.mp4"], ["thumbnail", "truncated.mp4", "t.jpg"], ["probe", "existing.mov"]] {
+            let quiet = try CaptureTool.run(arguments, in: folder)
+            #expect(quiet.status != 0, "\(quiet)")
+            #expect(quiet.errors.split(separator: "\n").count == 1 && quiet.errors.hasPrefix("capture: "), "\(quiet)")
+            #expect(!quiet.errors.contains(" @ 0x"), "an FFmpeg log line leaked: \(quiet)")
+        }
+        let verbose = try CaptureTool.run(["probe", "truncated.mp4", "--verbose"], in: folder)
+        #expect(verbose.errors.contains("ffmpeg: ") && verbose.errors.contains("moov atom not found"), "\(verbose)")
     }
 
     /// The library reads no FIFO either: a program using CaptureKit gets an error at once.

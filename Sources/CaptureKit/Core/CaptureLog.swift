@@ -1,0 +1,40 @@
+import Synchronization
+
+/// Where the diagnostics of the C libraries under CaptureKit go (FFmpeg's log lines): nowhere by
+/// default — what went wrong reaches the application once, as a typed ``CaptureError`` — or to a
+/// handler the application sets (the `capture` tool's `--verbose` prints them to stderr). Never
+/// to stderr on their own: that belongs to the application.
+///
+/// ```swift
+/// CaptureLog.setHandler { level, source, message in print("[\(source)] \(message)") }
+/// ```
+public enum CaptureLog {
+    /// How severe a line is.
+    public enum Level: Int, Sendable, Comparable {
+        case error, warning, info
+
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// Receives one line: its level, the library it came from (`"ffmpeg"`) and the text (no
+    /// trailing newline). Called on whatever thread the library logged from.
+    public typealias Handler = @Sendable (_ level: Level, _ source: String, _ message: String) -> Void
+
+    private static let state = Mutex<(handler: Handler?, level: Level)>((nil, .warning))
+
+    /// Sends lines up to `level` (warnings and errors by default) to `handler`; nil silences
+    /// them again.
+    public static func setHandler(upTo level: Level = .warning, _ handler: Handler?) {
+        state.withLock { $0 = (handler, level) }
+    }
+
+    /// Whether a line at `level` would reach a handler (so a library can skip formatting it).
+    static func wants(_ level: Level) -> Bool {
+        state.withLock { $0.handler != nil && level <= $0.level }
+    }
+
+    static func emit(_ level: Level, _ source: String, _ message: String) {
+        let handler = state.withLock { $0.handler != nil && level <= $0.level ? $0.handler : nil }
+        handler?(level, source, message)
+    }
+}
