@@ -60,7 +60,17 @@ enum ControlsCommand: Command {
         if !settings.isEmpty {
             try device.lockForConfiguration()
             defer { device.unlockForConfiguration() }
-            for (name, value) in settings { try device.setControl(named: name, to: value) }
+            for (name, value) in settings {
+                let failure: CaptureError?
+                do {
+                    try device.setControl(named: name, to: value)
+                    failure = nil
+                } catch {
+                    failure = error
+                }
+                // A name the user typed that the camera lacks is a usage error.
+                if let failure { throw failure.code == .notSupported ? UsageError(failure.message) as any Error : failure }
+            }
         }
         let reports = device.controls.map { control in
             Report(key: control.key, name: control.name, kind: control.kind.rawValue, minimum: control.minimum, maximum: control.maximum,

@@ -48,7 +48,7 @@ let overview = """
         case .deviceNotFound, .deviceBusy, .deviceDisconnected, .notAuthorized: return .unavailable
         case .fileError, .diskFull: return .cannotCreate
         case .unsupportedFile, .corruptFile: return .dataError
-        case .invalidArgument, .unsupportedFormat, .unsupportedPreset, .notSupported: return .usage
+        case .invalidArgument, .unsupportedFormat, .unsupportedPreset: return .usage
         default: return .failure
         }
     } catch {

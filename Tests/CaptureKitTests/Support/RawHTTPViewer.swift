@@ -13,22 +13,8 @@ final class RawHTTPViewer: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port` and asks for `path` (token included).
     init(port: Int, path: String, chunk: Int, pause: Double) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw ToolError(description: "socket failed: errno \(errno)") }
         // A small receive buffer makes a slow reader push back on the server quickly.
-        var size: Int32 = 4096
-        setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(socket)
-            throw ToolError(description: "connect to port \(port) failed: errno \(errno)")
-        }
+        socket = try RawHTTPExchange.connect(port: port, receiveBuffer: 4096)
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         _ = request.withCString { send(socket, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         let thread = Thread { [self] in

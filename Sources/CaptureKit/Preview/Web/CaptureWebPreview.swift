@@ -29,6 +29,10 @@ public final class CaptureWebPreview: CaptureOutput, @unchecked Sendable {
         public var quality = 75
         /// The most connections served at once (viewers, status polls and button presses).
         public var maximumConnections = 64
+        /// Host names the page may be reached under besides IP addresses and `localhost`
+        /// (`"doorbell.local"`): any other `Host` is refused, so a site that rebinds its DNS
+        /// name to this machine cannot reach the preview.
+        public var allowedHostNames: [String] = []
 
         /// The defaults: 127.0.0.1, a free port, quality 75.
         public init() {}
@@ -94,8 +98,10 @@ public final class CaptureWebPreview: CaptureOutput, @unchecked Sendable {
         self.options = options
         accessToken = Self.makeToken()
         let route = RouteBox()
-        let server = try WebPreviewServer(address: options.bindAddress, port: options.port,
-                                          connectionLimit: options.maximumConnections) { request in route.handle(request) }
+        let server = try WebPreviewServer(address: options.bindAddress, port: options.port, connectionLimit: options.maximumConnections,
+                                          gate: WebPreviewGate(token: accessToken, allowedHostNames: options.allowedHostNames)) { request in
+            route.handle(request)
+        }
         port = server.port
         let host = options.bindAddress.contains(":") ? "[\(options.bindAddress)]" : options.bindAddress
         url = URL(string: "http://\(host):\(server.port)/?token=\(accessToken)")!
@@ -187,9 +193,7 @@ public final class CaptureWebPreview: CaptureOutput, @unchecked Sendable {
     }
 
     private func handle(_ request: WebPreviewServer.Request) -> WebPreviewServer.Response {
-        guard let token = request.token, Self.constantTimeEqual(token, accessToken) else {
-            return .text(403, "forbidden: open the URL with its access token (?token=…)")
-        }
+        // The token, Host, Origin and body were checked before routing (WebPreviewGate).
         switch (request.method, request.path) {
         case ("GET", "/"), ("GET", "/index.html"):
             return .body(status: 200, contentType: "text/html; charset=utf-8", Data(WebPreviewPage.html.utf8))
@@ -306,14 +310,5 @@ public final class CaptureWebPreview: CaptureOutput, @unchecked Sendable {
     private static func makeToken() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<2).map { _ in String(format: "%016llx", generator.next() as UInt64) }.joined()
-    }
-
-    /// Compares without stopping at the first difference, so timing tells nothing about the token.
-    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for index in x.indices { difference |= x[index] ^ y[index] }
-        return difference == 0
     }
 }

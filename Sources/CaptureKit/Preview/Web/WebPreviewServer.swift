@@ -12,6 +12,11 @@ final class WebPreviewServer: @unchecked Sendable {
         var path: String
         /// The `token` query value.
         var token: String?
+        /// The `Host` and `Origin` headers.
+        var host: String?
+        var origin: String?
+        /// Whether a body follows (a `Content-Length` above 0, or a `Transfer-Encoding`).
+        var hasBody = false
     }
 
     /// What a route answers.
@@ -25,6 +30,7 @@ final class WebPreviewServer: @unchecked Sendable {
         }
     }
 
+    private let gate: WebPreviewGate
     private let route: @Sendable (Request) -> Response
     private var daemon: OpaquePointer?
     /// The port the server listens on.
@@ -32,7 +38,10 @@ final class WebPreviewServer: @unchecked Sendable {
 
     /// Starts listening on `address` (an IPv4 or IPv6 literal) and `port` (0: any free port).
     /// Wraps MHD_start_daemon.
-    init(address: String, port: Int, connectionLimit: Int, route: @escaping @Sendable (Request) -> Response) throws(CaptureError) {
+    /// Every request passes `gate` on its headers alone, before any body is read.
+    init(address: String, port: Int, connectionLimit: Int, gate: WebPreviewGate,
+         route: @escaping @Sendable (Request) -> Response) throws(CaptureError) {
+        self.gate = gate
         self.route = route
         guard (0...65535).contains(port) else { throw .invalidArgument("port \(port) is out of range (0...65535)") }
         var storage = sockaddr_storage()
@@ -85,22 +94,30 @@ final class WebPreviewServer: @unchecked Sendable {
 
     private static let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, _, uploadSize, state in
         guard let context, let connection, let url, let method, let state, let uploadSize else { return .NO }
+        let server = Unmanaged<WebPreviewServer>.fromOpaque(context).takeUnretainedValue()
+        func value(_ kind: MHD_ValueKind, _ key: String) -> String? {
+            MHD_lookup_connection_value(connection, kind, key).map { String(cString: $0) }
+        }
         if state.pointee == nil {
+            // The first call has the headers only: refusals are answered now, the connection
+            // closed after them, and a body (which no route takes) never read.
             state.pointee = seen
+            let length = value(.HEADER_KIND, "Content-Length").flatMap { Int($0) } ?? 0
+            let request = Request(method: String(cString: method), path: String(cString: url), token: value(.GET_ARGUMENT_KIND, "token"),
+                                  host: value(.HEADER_KIND, "Host"), origin: value(.HEADER_KIND, "Origin"),
+                                  hasBody: length > 0 || value(.HEADER_KIND, "Transfer-Encoding") != nil)
+            if let refusal = server.gate.refusal(for: request) { return server.answer(connection, with: refusal, closing: true) }
             return .YES
         }
         if uploadSize.pointee > 0 {
-            // The routes take no bodies; whatever comes is read and ignored.
-            uploadSize.pointee = 0
+            uploadSize.pointee = 0   // not reached: the gate refused every request with a body
             return .YES
         }
-        let server = Unmanaged<WebPreviewServer>.fromOpaque(context).takeUnretainedValue()
-        let token = MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, "token").map { String(cString: $0) }
-        let request = Request(method: String(cString: method), path: String(cString: url), token: token)
+        let request = Request(method: String(cString: method), path: String(cString: url), token: value(.GET_ARGUMENT_KIND, "token"))
         return server.answer(connection, with: server.route(request))
     }
 
-    private func answer(_ connection: OpaquePointer, with response: Response) -> MHD_Result {
+    private func answer(_ connection: OpaquePointer, with response: Response, closing: Bool = false) -> MHD_Result {
         let made: OpaquePointer?
         let status: Int
         switch response {
@@ -121,7 +138,11 @@ final class WebPreviewServer: @unchecked Sendable {
             }
         }
         guard let made else { return .NO }
+        // The token is in the URL: never cached, never sent on as a referrer.
         MHD_add_response_header(made, "Cache-Control", "no-store")
+        MHD_add_response_header(made, "Referrer-Policy", "no-referrer")
+        MHD_add_response_header(made, "X-Content-Type-Options", "nosniff")
+        if closing { MHD_add_response_header(made, "Connection", "close") }
         let result = MHD_queue_response(connection, UInt32(status), made)
         MHD_destroy_response(made)
         return result
