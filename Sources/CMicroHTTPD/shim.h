@@ -34,14 +34,23 @@ static void ck_mhd_connection_notified(void *context, struct MHD_Connection *con
     (void)setsockopt(info->connect_fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
 }
 
+/*
+ * Slow clients (a "slowloris" trickling its headers) each hold a connection thread until the
+ * idle timeout: the limits are high enough that hundreds of them leave room for real requests
+ * (threads are cheap: 1 MiB stacks, mostly untouched), one address holds at most a quarter of
+ * them, and an idle connection goes after 30 s.
+ */
 static inline struct MHD_Daemon *ck_mhd_start(const struct sockaddr *address, unsigned int connection_limit,
                                               MHD_AccessHandlerCallback handler, void *context) {
+    unsigned int per_address = connection_limit / 4 > 0 ? connection_limit / 4 : 1;
     return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
                                 (address->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0),
                             0, NULL, NULL, handler, context,
                             MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address,
+                            MHD_OPTION_THREAD_STACK_SIZE, (size_t)(1024 * 1024),
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
                             MHD_OPTION_NOTIFY_CONNECTION, ck_mhd_connection_notified, NULL,
                             MHD_OPTION_END);
 }

@@ -27,8 +27,11 @@ public final class CaptureWebPreview: CaptureOutput, @unchecked Sendable {
         public var port = 0
         /// JPEG quality of the picture, 1...100.
         public var quality = 75
-        /// The most connections served at once (viewers, status polls and button presses).
-        public var maximumConnections = 64
+        /// The most connections served at once (viewers, status polls and button presses; one
+        /// address may hold a quarter of them). High, so that hundreds of clients that connect
+        /// and send nothing useful (each holds its connection until 30 s of silence) leave room
+        /// for real ones.
+        public var maximumConnections = 1024
         /// Host names the page may be reached under besides IP addresses and `localhost`
         /// (`"doorbell.local"`): any other `Host` is refused, so a site that rebinds its DNS
         /// name to this machine cannot reach the preview.
