@@ -68,7 +68,8 @@ enum ControlsCommand: Command {
                 } catch {
                     failure = error
                 }
-                // A name the user typed that the camera lacks is a usage error.
+                // A name the user typed that the camera lacks is a usage error. (Not `catch where`:
+                // Swift 6.3's SIL ownership verifier crashes on that here.)
                 if let failure { throw failure.code == .notSupported ? UsageError(failure.message) as any Error : failure }
             }
         }

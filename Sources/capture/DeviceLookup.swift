@@ -19,7 +19,7 @@ enum DeviceLookup {
         if let name, name.hasPrefix(filePrefix) {
             let path = String(name.dropFirst(filePrefix.count))
             if !path.isEmpty { _ = try CommandPath.input(path, what: "the \(filePrefix) device's file") }
-            return try fileDevice(path: String(name.dropFirst(filePrefix.count)), mediaType: mediaType, looping: looping, pacing: pacing)
+            return try fileDevice(path: path, mediaType: mediaType, looping: looping, pacing: pacing)
         }
         let candidates = CaptureDevice.allDevices.filter { $0.hasMediaType(mediaType) }
         guard let name else {

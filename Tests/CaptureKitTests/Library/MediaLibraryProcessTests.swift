@@ -101,7 +101,7 @@ struct MediaLibraryProcessTests {
         #expect(try run(["library", "delete", photo.id, "--root", root.path]).status == 64, "an unknown id")
         #expect(try run(["library", "show", "no-such-id", "--root", root.path]).status == 64)
         #expect(try run(["library", "frobnicate", "--root", root.path]).status == 64)
-        #expect(try run(["library", "import", "/etc/hostname", "--root", root.path]).status == 1)
+        #expect(try run(["library", "import", "/etc/hostname", "--root", root.path]).status == 65, "not a media file: EX_DATAERR")
         try LibraryFixtures.expectConsistent(library)
     }
 

@@ -223,6 +223,10 @@ final class MetadataRecorder: CaptureMetadataOutputObjectsDelegate {
     let batches = Recorder<[MachineReadableCodeObject]>()
     /// `CLOCK_MONOTONIC` nanoseconds when each batch arrived (recorded just before the batch).
     let arrivals = Recorder<Int64>()
+    /// The output's scanned-frame count when each batch arrived (recorded just before it): the
+    /// scans between two batches that found nothing are the difference less one, since the
+    /// output scans the next frame only once its delegate has returned.
+    let scans = Recorder<Int>()
     let queue = DispatchQueue(label: "tests.metadataRecorder")
     private let delay: Double?
 
@@ -232,6 +236,7 @@ final class MetadataRecorder: CaptureMetadataOutputObjectsDelegate {
 
     func metadataOutput(_ output: CaptureMetadataOutput, didOutput metadataObjects: [MetadataObject], from connection: CaptureConnection) {
         arrivals.append(MonotonicClock.nanoseconds())
+        scans.append(output.statistics.scannedFrames)
         batches.append(metadataObjects.compactMap { $0 as? MachineReadableCodeObject })
         if let delay { Thread.sleep(forTimeInterval: delay) }
     }

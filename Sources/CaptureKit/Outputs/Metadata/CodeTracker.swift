@@ -32,9 +32,10 @@ struct CodeTracker {
         // Missing for `missedFramesAllowed` frames is a gap of that many periods plus one; half
         // a period more absorbs timestamp jitter.
         let allowedGap = (Double(Self.missedFramesAllowed) + 1.5) * period
-        // A code leaves only once a scan has seen it absent: a scanner slower than the gap
-        // (a loaded machine, a big frame) must not split a code that stays in view.
-        tracks.removeAll { ($0.missedScans > 0 && now - $0.lastSeen > allowedGap) || $0.missedScans > Self.missedFramesAllowed }
+        // A code leaves only once two scans in a row have missed it: one miss may be a frame the
+        // scanner could not read, and a scanner slower than the gap (a loaded machine, a big
+        // frame) must not split a code that stays in view over one bad frame.
+        tracks.removeAll { ($0.missedScans >= 2 && now - $0.lastSeen > allowedGap) || $0.missedScans > Self.missedFramesAllowed }
         var claimed = Set<Int>()
         var ids: [Int] = []
         for code in codes {
