@@ -46,6 +46,13 @@ extension RealTimeCaptureTests {
             }
         }
 
+        /// Puts a recording session's camera back and removes its devices.
+        private static func tearDown(_ camera: CaptureDevice, _ microphone: CaptureDevice?) {
+            try? camera.simulateReconnect()
+            CaptureDevice.removeVirtualDevice(camera)
+            if let microphone { CaptureDevice.removeVirtualDevice(microphone) }
+        }
+
         /// Unplugged and plugged back: `.interruptionEnded`, frames flow again, the gap is one
         /// `.discontinuity` report covering the frames the camera missed, and timestamps stay on
         /// the same grid (capture times, frame durations apart as their sequence numbers).
@@ -88,11 +95,7 @@ extension RealTimeCaptureTests {
             let frames = SampleRecorder(label: "tests.replug.video")
             frames.attach(to: video)
             let (session, camera, microphone) = try makeRecordingSession("replug recording", outputs: [movie, audio, video])
-            defer {
-                try? camera.simulateReconnect()
-                CaptureDevice.removeVirtualDevice(camera)
-                if let microphone { CaptureDevice.removeVirtualDevice(microphone) }
-            }
+            defer { Self.tearDown(camera, microphone) }
             let events = EventRecorder(session)
             let delegate = RecordingRecorder()
             let url = MovieFiles.path("replug", "mov")
@@ -145,11 +148,7 @@ extension RealTimeCaptureTests {
             let frames = SampleRecorder(label: "tests.replug.series")
             frames.attach(to: video)
             let (session, camera, microphone) = try makeRecordingSession("replug series", outputs: [movie, video])
-            defer {
-                try? camera.simulateReconnect()
-                CaptureDevice.removeVirtualDevice(camera)
-                if let microphone { CaptureDevice.removeVirtualDevice(microphone) }
-            }
+            defer { Self.tearDown(camera, microphone) }
             let events = EventRecorder(session)
             let delegate = RecordingRecorder()
             let first = MovieFiles.path("series", "mov")
@@ -205,11 +204,7 @@ extension RealTimeCaptureTests {
             let movie = CaptureMovieFileOutput()
             movie.interruptionBehavior = .startNewRecording
             let (session, camera, microphone) = try makeRecordingSession("replug series stop", outputs: [movie])
-            defer {
-                try? camera.simulateReconnect()
-                CaptureDevice.removeVirtualDevice(camera)
-                if let microphone { CaptureDevice.removeVirtualDevice(microphone) }
-            }
+            defer { Self.tearDown(camera, microphone) }
             let events = EventRecorder(session)
             let delegate = RecordingRecorder()
             let first = MovieFiles.path("series-stop", "mov")

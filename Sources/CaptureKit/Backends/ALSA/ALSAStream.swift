@@ -28,7 +28,7 @@ final class ALSAStream: DeviceStream {
     /// Opens and configures `pcmName` for `format` on the calling thread (so format and device
     /// errors are thrown by `startStream`), then captures on a thread of its own.
     init(pcmName: String, format: AudioFormat, sink: StreamSink, counters: ALSAStreamCounters) throws(CaptureError) {
-        let box = CaptureBox(try Self.open(pcmName, format: format))
+        let box = ThreadHandOff(try Self.open(pcmName, format: format))
         worker = WorkerThread(name: "CaptureKit.alsa") { thread in
             var next = box.take()
             var timeline: ALSATimeline?
@@ -131,18 +131,5 @@ final class ALSAStream: DeviceStream {
             sequence += UInt64(result)
         }
         return false
-    }
-
-    /// Hands the capture, opened on the caller's thread, to the capture thread, which takes it
-    /// out once and is its only user from then on (hence unchecked); the PCM closes when the
-    /// thread's loop lets go of it, before `stop()` returns, so the device can be opened again
-    /// at once.
-    private final class CaptureBox: @unchecked Sendable {
-        private var capture: Capture?
-        init(_ capture: Capture) { self.capture = capture }
-        func take() -> Capture? {
-            defer { capture = nil }
-            return capture
-        }
     }
 }

@@ -39,7 +39,7 @@ final class V4L2Stream: DeviceStream {
          reopen: @escaping Reopen, onDeviceGone: @escaping @Sendable () -> Void, onDeviceBack: @escaping @Sendable () -> Void) {
         let current = self.current
         current.state.withLock { $0.ring = first.ring }
-        let box = CaptureBox(first)
+        let box = ThreadHandOff(first)
         worker = WorkerThread(name: "CaptureKit.v4l2") { thread in
             var next = box.take()
             var numbering = Renumbering(frameDuration: frameDuration.nanoseconds ?? 0)
@@ -75,17 +75,6 @@ final class V4L2Stream: DeviceStream {
             return state.ring
         }
         ring?.stop()
-    }
-
-    /// Moves the first capture (whose reader is used by the stream thread only) onto that
-    /// thread, which takes it out once: the box must not keep the ring alive after a loss.
-    private final class CaptureBox: @unchecked Sendable {
-        private var capture: Capture?
-        init(_ capture: Capture) { self.capture = capture }
-        func take() -> Capture? {
-            defer { capture = nil }
-            return capture
-        }
     }
 
     /// Frame numbers that run on across a return: the driver counts from 0 again on the
