@@ -46,10 +46,14 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
         var statistics = Statistics(scannedFrames: 0, skippedFrames: 0, framesWithObjects: 0)
     }
 
-    /// What only the output's thread touches (and `sessionDidStopRunning` resets).
+    /// What only the output's thread touches (and `sessionDidStopRunning` marks).
     private struct Engine {
         var scanner: ZBarScanner?
         var tracker = CodeTracker()
+        /// When the session last stopped: the first frame captured after it starts the
+        /// tracking afresh. (Frames captured before it may still be waiting to be scanned, and
+        /// keep their codes' identities.)
+        var stoppedAt: MediaTime?
     }
 
     private let settings = Mutex(Settings())
@@ -183,7 +187,8 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
     }
 
     override func sessionDidStopRunning() {
-        engine.withLock { $0.tracker.reset() }
+        let now = MonotonicClock.now()
+        engine.withLock { $0.stoppedAt = now }
     }
 
     // MARK: Scanning (the output's thread)
@@ -232,6 +237,10 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
                 return codes
             }
             let inside = found.filter { rect.contains(space.metadataPoint(x: $0.centerX, y: $0.centerY)) }
+            if let stop = engine.stoppedAt, sample.presentationTimeStamp > stop {
+                engine.tracker.reset()   // nothing stays in view across a restart
+                engine.stoppedAt = nil
+            }
             let ids = engine.tracker.identify(inside.map { ($0.type, $0.data, $0.centerX, $0.centerY) },
                                               time: sample.presentationTimeStamp, frameDuration: sample.duration)
             return zip(inside, ids).map { code, id in

@@ -330,6 +330,30 @@ extension RealTimeCaptureTests {
             #expect(!keptPace.isEmpty, "no frame was captured and delivered while the metadata delegate was busy")
         }
 
+        /// Nothing stays in view across a restart: the code seen again after the session was
+        /// stopped and started is a new object. (The tracking starts afresh with the first frame
+        /// captured after the stop, not at the stop: frames still waiting to be scanned then
+        /// keep their codes' identities, which `aCodeThatStaysInViewIsOneObject` caught.)
+        @Test func aRestartedSessionSeesANewObject() async throws {
+            let qr = try MetadataFixtures.code(.qr)
+            var picture = CodeFrame(width: 320, height: 240)
+            try picture.paste(qr, x: 40, y: 30)
+            let camera = try makeCodeCamera("restart", frames: [try picture.pixelBuffer(.yuv420p)])
+            defer { CaptureDevice.removeVirtualDevice(camera) }
+            let rig = try ScanRig(camera: camera, types: [.qr])
+            try await rig.session.start()
+            #expect(await rig.recorder.batches.wait(forCount: 3, timeout: .seconds(30)))
+            try await rig.session.stop()
+            let stopped = MonotonicClock.now()
+            let before = Set(rig.recorder.codes.map(\.objectID))
+            #expect(before.count == 1, "one code in view is one object: \(before)")
+            try await rig.session.start()
+            #expect(await rig.recorder.batches.wait(timeout: .seconds(30)) { $0.joined().contains { $0.time > stopped } })
+            try await rig.session.stop()
+            let after = Set(rig.recorder.codes.filter { $0.time > stopped }.map(\.objectID))
+            #expect(!after.isEmpty && after.isDisjoint(with: before), "before the restart \(before), after \(after)")
+        }
+
         /// A camera loops 30 frames in which a QR code is in view for frames 5–14 (moving a little
         /// each frame), gone for 15–19, back for 20–27 and gone again until frame 5 of the next
         /// loop: two appearances per loop, each one object, each a new one — as far as the scans
