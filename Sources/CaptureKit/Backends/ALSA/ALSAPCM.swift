@@ -108,12 +108,17 @@ final class ALSAPCM {
     }
 
     /// Whether the card went away under the open PCM (unplugged, its driver unbound). Calls then
-    /// fail with whatever libasound makes of it (`snd_pcm_wait` says -EIO), so the state is
-    /// asked: DISCONNECTED, or -ENODEV when the hw plugin cannot even ask the kernel. Wraps
-    /// `snd_pcm_state`.
+    /// fail with whatever libasound makes of it (`snd_pcm_wait` says -EIO, a read may say
+    /// -EBADFD), so the kernel is asked: the state is DISCONNECTED (or -ENODEV when the hw
+    /// plugin cannot even read it), or the PCM's info ioctl answers -ENODEV, as every call on a
+    /// disconnected card does. Wraps `snd_pcm_state` and `snd_pcm_info`.
     var isDisconnected: Bool {
         let state = snd_pcm_state(handle)
-        return state == SND_PCM_STATE_DISCONNECTED || Int32(bitPattern: state.rawValue) == -ENODEV
+        if state == SND_PCM_STATE_DISCONNECTED || Int32(bitPattern: state.rawValue) == -ENODEV { return true }
+        var info: OpaquePointer?
+        guard snd_pcm_info_malloc(&info) >= 0, let info else { return false }
+        defer { snd_pcm_info_free(info) }
+        return snd_pcm_info(handle, info) == -ENODEV
     }
 
     /// Frames captured but not yet read, or nil when the PCM cannot say. Wraps `snd_pcm_delay`.
