@@ -20,6 +20,19 @@ extension RealTimeCaptureTests {
 
         /// Checks that between the first and last delivered frame, every frame was either
         /// delivered or reported dropped (never both, never twice).
+        /// What every delivery keeps under any load: the sequence-number account is complete,
+        /// timestamps are exact, every frame slot is delivered or reported, and reports come in
+        /// capture order.
+        static func expectPromisesKept(_ log: [DeliveryEvent], delivered: [ReceivedSample], drops: [DroppedFrame], frameDuration: MediaTime,
+                                       sourceLocation: SourceLocation = #_sourceLocation) {
+            let accounting = FrameAccounting(log)
+            #expect(accounting.isComplete, "\(accounting)", sourceLocation: sourceLocation)
+            let times = FrameTimestamps(delivered, frameDuration: frameDuration)
+            #expect(times.isExact, "\(times)", sourceLocation: sourceLocation)
+            expectEveryFrameAccountedFor(delivered: delivered, drops: drops, frameDuration: frameDuration, sourceLocation: sourceLocation)
+            expectReportsInCaptureOrder(log, frameDuration: frameDuration, sourceLocation: sourceLocation)
+        }
+
         static func expectEveryFrameAccountedFor(delivered: [ReceivedSample], drops: [DroppedFrame], frameDuration: MediaTime,
                                                  sourceLocation: SourceLocation = #_sourceLocation) {
             guard let first = delivered.first, let last = delivered.last else {
@@ -165,12 +178,7 @@ extension RealTimeCaptureTests {
             let firstRefusal = try #require(log.firstIndex { if case .drop(let d) = $0 { d.reason == .outOfBuffers } else { false } })
             let deliveredBefore = log[..<firstRefusal].filter { if case .sample = $0 { true } else { false } }.count
             #expect(deliveredBefore >= CaptureVideoDataOutput.lateFrameQueueDepth, "\(deliveredBefore) deliveries before the first refusal")
-            let duration = frameDuration(fps: 30)
-            #expect(FrameAccounting(log).isComplete, "\(FrameAccounting(log))")
-            let times = FrameTimestamps(delivered, frameDuration: duration)
-            #expect(times.isExact, "\(times)")
-            Self.expectEveryFrameAccountedFor(delivered: delivered, drops: drops, frameDuration: duration)
-            Self.expectReportsInCaptureOrder(log, frameDuration: duration)
+            Self.expectPromisesKept(log, delivered: delivered, drops: drops, frameDuration: frameDuration(fps: 30))
         }
 
         /// Turning `alwaysDiscardsLateVideoFrames` on while frames wait in the deeper queue: the
@@ -196,12 +204,7 @@ extension RealTimeCaptureTests {
             let delivered = log.compactMap { event -> ReceivedSample? in if case .sample(let s) = event { s } else { nil } }
             let drops = log.compactMap { event -> DroppedFrame? in if case .drop(let d) = event { d } else { nil } }
             #expect(drops.contains { $0.reason == .frameWasLate })
-            let duration = frameDuration(fps: 30)
-            #expect(FrameAccounting(log).isComplete, "\(FrameAccounting(log))")
-            let times = FrameTimestamps(delivered, frameDuration: duration)
-            #expect(times.isExact, "\(times)")
-            Self.expectEveryFrameAccountedFor(delivered: delivered, drops: drops, frameDuration: duration)
-            Self.expectReportsInCaptureOrder(log, frameDuration: duration)
+            Self.expectPromisesKept(log, delivered: delivered, drops: drops, frameDuration: frameDuration(fps: 30))
             let statistics = output.statistics
             let lastSequence = try #require(delivered.last?.sequenceNumber)
             let firstSequence = try #require(delivered.first?.sequenceNumber)
