@@ -42,11 +42,14 @@ let package = Package(
             name: "CaptureKit",
             dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing", "CSDL2", "CMicroHTTPD"]
         ),
-        .executableTarget(name: "capture", dependencies: ["CaptureKit"]),
-        .executableTarget(name: "capture-bench", dependencies: ["CaptureKit"]),
+        // What both command-line tools share: the argument parser and option tables, the
+        // console, exit statuses.
+        .target(name: "CommandLineSupport", dependencies: ["CaptureKit"]),
+        .executableTarget(name: "capture", dependencies: ["CaptureKit", "CommandLineSupport"]),
+        .executableTarget(name: "capture-bench", dependencies: ["CaptureKit", "CommandLineSupport"]),
         // The seed's CQCaptureManager flow end to end.
         .executableTarget(name: "CaptureManagerDemo", dependencies: ["CaptureKit"], path: "Examples/CaptureManagerDemo"),
-        .testTarget(name: "CaptureKitTests", dependencies: ["CaptureKit"]),
+        .testTarget(name: "CaptureKitTests", dependencies: ["CaptureKit", "CommandLineSupport"]),
         // Imports only `CaptureKit` (no @testable): proves no C type leaks into the public API.
         .testTarget(name: "PublicAPITests", dependencies: ["CaptureKit"]),
     ],

@@ -71,8 +71,8 @@ struct AudioCaptureBenchmark: Benchmark {
 
     /// The tone source, once the server lists it (WirePlumber links it shortly after start).
     private func waitForSource() throws -> CaptureDevice {
-        let deadline = Monotonic.nanoseconds() + 10_000_000_000
-        while Monotonic.nanoseconds() < deadline {
+        let deadline = MediaTime.now.value + 10_000_000_000
+        while MediaTime.now.value < deadline {
             if let device = try? CaptureDevice.soundServerSource(named: BenchSoundServer.sourceName) { return device }
             usleep(50_000)
         }
@@ -120,7 +120,7 @@ private final class LatencyProbe: SampleBufferDelegate {
     private let state = Mutex(State())
 
     func captureOutput(_ output: CaptureOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
-        let arrival = Monotonic.nanoseconds()
+        let arrival = MediaTime.now.value
         guard let captured = (sampleBuffer.presentationTimeStamp + sampleBuffer.duration).nanoseconds else { return }
         let frames = sampleBuffer.audioBuffer?.frameCount ?? 0
         let ready = state.withLock { state -> DispatchSemaphore? in

@@ -1,3 +1,4 @@
+import CaptureKit
 import Foundation
 import Glibc
 
@@ -75,9 +76,9 @@ final class BenchSoundServer {
         for pid in pids.reversed() { kill(pid, SIGTERM) }
         for pid in pids.reversed() {
             var status: Int32 = 0
-            let deadline = Monotonic.nanoseconds() + 3_000_000_000
+            let deadline = MediaTime.now.value + 3_000_000_000
             while waitpid(pid, &status, WNOHANG) == 0 {
-                if Monotonic.nanoseconds() > deadline { kill(pid, SIGKILL) }
+                if MediaTime.now.value > deadline { kill(pid, SIGKILL) }
                 usleep(5_000)
             }
         }
@@ -121,10 +122,10 @@ final class BenchSoundServer {
     }
 
     private func waitFor(_ what: String, _ probe: () throws -> ChildProcess.Result) throws {
-        let deadline = Monotonic.nanoseconds() + 10_000_000_000
+        let deadline = MediaTime.now.value + 10_000_000_000
         while true {
             if (try? probe()) != nil { return }
-            guard Monotonic.nanoseconds() < deadline else { throw BenchError("\(what) did not start within 10 s (logs in \(directory))") }
+            guard MediaTime.now.value < deadline else { throw BenchError("\(what) did not start within 10 s (logs in \(directory))") }
             usleep(20_000)
         }
     }

@@ -1,3 +1,4 @@
+import CaptureKit
 import Foundation
 import Glibc
 
@@ -25,7 +26,7 @@ enum ChildProcess {
     /// Runs `executable` with `arguments`, stdin and stdout on /dev/null, stderr kept in a
     /// scratch file so a failure can say why. Throws when it cannot start or exits non-zero.
     static func run(_ executable: String, _ arguments: [String], scratchDirectory: String) throws -> Result {
-        let errorPath = "\(scratchDirectory)/stderr-\(getpid())-\(Monotonic.nanoseconds()).txt"
+        let errorPath = "\(scratchDirectory)/stderr-\(getpid())-\(MediaTime.now.value).txt"
         defer { unlink(errorPath) }
 
         var actions = posix_spawn_file_actions_t()
@@ -45,7 +46,7 @@ enum ChildProcess {
         }
 
         let name = (executable as NSString).lastPathComponent
-        let start = Monotonic.nanoseconds()
+        let start = MediaTime.now.value
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard spawned == 0 else {
@@ -56,7 +57,7 @@ enum ChildProcess {
         while wait4(pid, &status, 0, &usage) < 0 {
             guard errno == EINTR else { throw BenchError("wait4 for \(name) failed: \(String(cString: strerror(errno)))") }
         }
-        let wall = Double(Monotonic.nanoseconds() - start) / 1e9
+        let wall = Double(MediaTime.now.value - start) / 1e9
 
         // WIFEXITED/WEXITSTATUS are macros Swift cannot import: low 7 bits are the signal,
         // the next byte the exit code.

@@ -56,7 +56,7 @@ enum DeliveryScenario: Sendable {
         case .noOutputs, .idleOutput:
             watcher = SequenceWatcher(minimumFrames: 1, notBefore: 0)
             try session.startRunning()
-            Monotonic.sleep(untilNanoseconds: deadline)
+            MediaTime.sleep(until: MediaTime(value: deadline, timescale: 1_000_000_000))
             let listener = outputs.first ?? CaptureVideoDataOutput()
             listener.setSampleBufferDelegate(watcher, queue: DispatchQueue(label: "capture-bench.probe"))
             if outputs.isEmpty {
@@ -99,9 +99,9 @@ enum DeliveryScenario: Sendable {
     /// The outputs' statistics once they have stopped changing for 100 ms (at most 5 s).
     private static func settledStatistics(of outputs: [CaptureVideoDataOutput]) -> [SampleBufferOutput.Statistics] {
         var last = outputs.map(\.statistics)
-        let giveUp = Monotonic.nanoseconds() + 5_000_000_000
-        while Monotonic.nanoseconds() < giveUp {
-            Monotonic.sleep(untilNanoseconds: Monotonic.nanoseconds() + 100_000_000)
+        let giveUp = MediaTime.now.value + 5_000_000_000
+        while MediaTime.now.value < giveUp {
+            MediaTime.sleep(until: MediaTime.now + MediaTime(value: 100_000_000, timescale: 1_000_000_000))
             let now = outputs.map(\.statistics)
             if now == last { break }
             last = now

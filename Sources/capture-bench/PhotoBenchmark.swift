@@ -114,7 +114,7 @@ struct PhotoBenchmark: Benchmark {
             let before = ResourceSnapshot.now()
             let deadline = before.wallNanoseconds + Int64(minimumSeconds * 1e9)
             var count = 0
-            while count < minimumFrames || Monotonic.nanoseconds() < deadline {
+            while count < minimumFrames || MediaTime.now.value < deadline {
                 bytes = try JPEGEncoder.encode(frame, quality: quality, metadata: metadata).count
                 count += 1
             }

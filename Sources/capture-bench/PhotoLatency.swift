@@ -58,8 +58,8 @@ enum PhotoLatency {
         var samples: [(Int64, Int64, Int64)] = []
         let before = ResourceSnapshot.now()
         for _ in 0..<photos {
-            Monotonic.sleep(untilNanoseconds: Monotonic.nanoseconds() + Int64.random(in: 0..<intervalNs, using: &generator))
-            let requested = Monotonic.nanoseconds()
+            MediaTime.sleep(until: MediaTime(value: MediaTime.now.value + Int64.random(in: 0..<intervalNs, using: &generator), timescale: 1_000_000_000))
+            let requested = MediaTime.now.value
             let (photo, finished) = try waiter.take(output)
             guard let delivered = (photo.timestamp + interval).nanoseconds else { throw BenchError("a photo without a timestamp") }
             samples.append((finished - requested, delivered - requested, finished - delivered))
@@ -88,7 +88,7 @@ enum PhotoLatency {
         }
 
         func photoOutput(_ output: CapturePhotoOutput, didFinishProcessingPhoto photo: CapturePhoto, error: CaptureError?) {
-            let now = Monotonic.nanoseconds()
+            let now = MediaTime.now.value
             last.withLock { $0 = (photo, now, error) }
         }
 

@@ -1,3 +1,4 @@
+import CaptureKit
 import Glibc
 
 /// This process's wall clock and CPU time at one instant; two of them bracket a measurement.
@@ -10,7 +11,7 @@ struct ResourceSnapshot {
     static func now() -> ResourceSnapshot {
         var usage = rusage()
         getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
-        return ResourceSnapshot(wallNanoseconds: Monotonic.nanoseconds(), cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime))
+        return ResourceSnapshot(wallNanoseconds: MediaTime.now.value, cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime))
     }
 
     static func seconds(_ time: timeval) -> Double {

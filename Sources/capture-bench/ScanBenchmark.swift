@@ -84,7 +84,7 @@ struct ScanBenchmark: Benchmark {
 
     /// Finds what the output sees in a looping `frame` for ``seconds``.
     static func measureCaptureKit(_ frame: PixelBuffer, rect: CGRect?, types: [MetadataObject.ObjectType]) throws -> Result {
-        var configuration = VirtualCameraConfiguration(name: "Scan Bench \(frame.width)x\(frame.height) \(Monotonic.nanoseconds())")
+        var configuration = VirtualCameraConfiguration(name: "Scan Bench \(frame.width)x\(frame.height) \(MediaTime.now.value)")
         configuration.content = .frames([frame])
         configuration.frameRates = [1000]
         let camera = try CaptureDevice.makeVirtualCamera(configuration)

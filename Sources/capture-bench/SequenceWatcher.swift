@@ -34,7 +34,7 @@ final class SequenceWatcher: SampleBufferDelegate {
         produced.max(count, ordering: .acquiringAndReleasing)
         // Whatever this delegate spends is charged to CaptureKit, so it does no more than an
         // atomic max and, once enough frames came, a vDSO clock read (~20 ns).
-        guard count >= minimumFrames, Monotonic.nanoseconds() >= notBefore else { return }
+        guard count >= minimumFrames, MediaTime.now.value >= notBefore else { return }
         if !fired.exchange(true, ordering: .acquiringAndReleasing) { reached.signal() }
     }
 }

@@ -38,7 +38,7 @@ final class V4L2AgeRecorder: SampleBufferDelegate {
     }
 
     func captureOutput(_ output: CaptureOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
-        let arrival = Monotonic.nanoseconds()
+        let arrival = MediaTime.now.value
         let finished = state.withLock { state -> Bool in
             state.seen += 1
             if state.seen == warmUp {

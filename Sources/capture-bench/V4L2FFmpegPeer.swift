@@ -1,3 +1,5 @@
+import CaptureKit
+import CommandLineSupport
 import Foundation
 import Glibc
 
@@ -75,7 +77,7 @@ struct V4L2FFmpegPeer {
         while true {
             let chunk = reader.availableData
             if chunk.isEmpty { break }
-            let arrival = Monotonic.nanoseconds()
+            let arrival = MediaTime.now.value
             pending += String(decoding: chunk, as: UTF8.self)
             while let newline = pending.firstIndex(of: "\n") {
                 body(pending[..<newline], arrival)

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 
 /// `capture-bench`: runs CaptureKit's benchmarks beside their peer tools and prints the ratios.

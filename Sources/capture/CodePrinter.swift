@@ -1,4 +1,5 @@
 import CaptureKit
+import CommandLineSupport
 import Dispatch
 import Foundation
 import Synchronization

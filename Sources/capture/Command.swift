@@ -1,3 +1,5 @@
+import CommandLineSupport
+
 /// One `capture` subcommand.
 protocol Command {
     /// The word that selects it.

@@ -1,4 +1,5 @@
 import CaptureKit
+import CommandLineSupport
 import Foundation
 import Glibc
 

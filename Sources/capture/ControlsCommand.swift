@@ -1,9 +1,16 @@
 import CaptureKit
+import CommandLineSupport
 
 /// `capture controls DEVICE [--set name=value]…`: a camera's controls, and changing them.
 enum ControlsCommand: Command {
     static let name = "controls"
     static let summary = "list or change the controls of a camera"
+    /// What the command accepts; also the option lines of ``usage``.
+    static let options: [CommandOption] = [
+        .value("set", "NAME=VALUE", "change a control first (repeatable); VALUE is a number, true/false,\nor the name of a menu item (\"50 Hz\")"),
+        .flag("json", "print the controls as JSON"),
+    ]
+
     static let usage = """
         usage: capture controls DEVICE [--set NAME=VALUE]... [--json]
 
@@ -11,9 +18,7 @@ enum ControlsCommand: Command {
         range or menu, default and current value. Names are spelled as v4l2-ctl spells them
         (brightness, white_balance_temperature, power_line_frequency).
 
-          --set NAME=VALUE   change a control first (repeatable); VALUE is a number, true/false,
-                             or the name of a menu item ("50 Hz")
-          --json             print the controls as JSON
+        \(CommandOption.helpText(for: options))
         """
 
     struct Report: Encodable {
@@ -31,30 +36,13 @@ enum ControlsCommand: Command {
     }
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        var rest: [String] = []
-        var settings: [(String, String)] = []
-        var index = 0
-        while index < words.count {
-            let word = words[index]
-            index += 1
-            guard word == "--set" || word.hasPrefix("--set=") else {
-                rest.append(word)
-                continue
-            }
-            var assignment = String(word.dropFirst("--set".count))
-            if assignment.hasPrefix("=") {
-                assignment.removeFirst()
-            } else {
-                guard index < words.count else { throw UsageError("--set needs NAME=VALUE") }
-                assignment = words[index]
-                index += 1
-            }
+        let arguments = try Arguments(words, accepting: options)
+        let settings = try arguments.values("set").map { (assignment) throws(UsageError) -> (String, String) in
             guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
                 throw UsageError("--set needs NAME=VALUE, not '\(assignment)'")
             }
-            settings.append((String(assignment[..<equals]), String(assignment[assignment.index(after: equals)...])))
+            return (String(assignment[..<equals]), String(assignment[assignment.index(after: equals)...]))
         }
-        let arguments = try Arguments(rest, options: [], flags: ["json"])
         guard arguments.positional.count == 1 else { throw UsageError("give exactly one DEVICE") }
         let device = try DeviceLookup.find(arguments.positional[0], mediaType: .video)
         if !settings.isEmpty {

@@ -1,20 +1,26 @@
 import CaptureKit
+import CommandLineSupport
 
 /// `capture devices`: every camera and microphone present.
 enum DevicesCommand: Command {
     static let name = "devices"
     static let summary = "list cameras and microphones (virtual ones included)"
+    /// What the command accepts; also the option lines of ``usage``.
+    static let options: [CommandOption] = [
+        .flag("json", "print the devices and all their formats as JSON"),
+    ]
+
     static let usage = """
         usage: capture devices [--json]
 
         Lists every capture device: hardware first, then CaptureKit's virtual camera and
         microphone. The default device of each kind is marked with '*'.
 
-          --json    print the devices and all their formats as JSON
+        \(CommandOption.helpText(for: options))
         """
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        let arguments = try Arguments(words, options: [], flags: ["json"])
+        let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.isEmpty else { throw UsageError("unexpected argument '\(arguments.positional[0])'") }
         let devices = CaptureDevice.allDevices
         if arguments.has("json") {

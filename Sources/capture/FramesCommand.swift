@@ -1,4 +1,5 @@
 import CaptureKit
+import CommandLineSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -7,6 +8,17 @@ import Synchronization
 enum FramesCommand: Command {
     static let name = "frames"
     static let summary = "capture N frames and print fps, drops and timestamp jitter"
+    /// What the command accepts; also the option lines of ``usage``.
+    static let options: [CommandOption] = [
+        .value("device", "ID", "camera unique ID or name (see 'capture devices'), or file:PATH"),
+        .value("count", "N", "frames to capture, 2...100000 (default 90)"),
+        .value("size", "WxH", "frame size, e.g. 1280x720 (default: the session's .high preset)"),
+        .value("fps", "N", "frame rate (default 30 when the format supports it)"),
+        .value("pixel-format", "F", "device pixel format: \(PixelFormat.allCases.map(\.rawValue).joined(separator: ", "))"),
+        .value("output", "FILE.y4m", "also write the frames as YUV4MPEG2 (4:2:0), playable with ffplay"),
+        .flag("json", "print the report as JSON"),
+    ]
+
     static let usage = """
         usage: capture frames [--device ID] [--count N] [--size WxH] [--fps N]
                               [--pixel-format F] [--output FILE.y4m] [--json]
@@ -15,13 +27,7 @@ enum FramesCommand: Command {
         CaptureVideoDataOutput and prints the frame rate (from timestamps and from arrival
         times), frames dropped, timestamp and arrival jitter, and delivery latency.
 
-          --device ID         camera unique ID or name (see 'capture devices'), or file:PATH
-          --count N           frames to capture, 2...100000 (default 90)
-          --size WxH          frame size, e.g. 1280x720 (default: the session's .high preset)
-          --fps N             frame rate (default 30 when the format supports it)
-          --pixel-format F    device pixel format: \(PixelFormat.allCases.map(\.rawValue).joined(separator: ", "))
-          --output FILE.y4m   also write the frames as YUV4MPEG2 (4:2:0), playable with ffplay
-          --json              print the report as JSON
+        \(CommandOption.helpText(for: options))
         """
 
     struct Report: Encodable {
@@ -42,7 +48,7 @@ enum FramesCommand: Command {
     }
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        let arguments = try Arguments(words, options: ["device", "count", "size", "fps", "pixel-format", "output"], flags: ["json"])
+        let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.isEmpty else { throw UsageError("unexpected argument '\(arguments.positional[0])'") }
         let count = try arguments.integer("count", default: 90, in: 2...100_000)
         let size = try arguments.size("size")
@@ -163,7 +169,7 @@ final class FrameCollector: SampleBufferDelegate {
     func snapshot() -> Samples { state.withLock { $0.samples } }
 
     func captureOutput(_ output: CaptureOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
-        let now = Monotonic.nanoseconds()
+        let now = MediaTime.now.value
         let reached = state.withLock { state -> Bool in
             guard state.samples.timestamps.count < limit, state.failure == nil else { return false }
             let pts = sampleBuffer.presentationTimeStamp.convertScale(1_000_000_000).value

@@ -1,4 +1,5 @@
 import CaptureKit
+import CommandLineSupport
 import Foundation
 import Synchronization
 
@@ -6,6 +7,13 @@ import Synchronization
 enum LevelsCommand: Command {
     static let name = "levels"
     static let summary = "show live audio level meters of a microphone"
+    /// What the command accepts; also the option lines of ``usage``.
+    static let options: [CommandOption] = [
+        .value("audio-device", "ID", "microphone unique ID or name (see 'capture devices'), alsa:PCM for\nany ALSA PCM (alsa:plughw:1,0), or file:PATH; default microphone"),
+        .value("duration", "S", "stop after S (10s, 500ms, 2m); default: until interrupted"),
+        .flag("json", "print only the final levels, as JSON"),
+    ]
+
     static let usage = """
         usage: capture levels [--audio-device ID] [--duration S] [--json]
 
@@ -13,10 +21,7 @@ enum LevelsCommand: Command {
         second, until Ctrl-C or the duration ends. Levels are referenced to a full-scale sine
         (AES17): a sine peaking at -6 dBFS reads -6 dB on both meters. Silence reads -160 dB.
 
-          --audio-device ID   microphone unique ID or name (see 'capture devices'), alsa:PCM for
-                              any ALSA PCM (alsa:plughw:1,0), or file:PATH; default microphone
-          --duration S        stop after S (10s, 500ms, 2m); default: until interrupted
-          --json              print only the final levels, as JSON
+        \(CommandOption.helpText(for: options))
         """
 
     /// One channel's levels.
@@ -39,7 +44,7 @@ enum LevelsCommand: Command {
     static let barWidth = 40
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        let arguments = try Arguments(words, options: ["audio-device", "duration"], flags: ["json"])
+        let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.isEmpty else { throw UsageError("unexpected argument '\(arguments.positional[0])'") }
         let duration = try arguments.duration("duration")
         let json = arguments.has("json")

@@ -1,10 +1,19 @@
 import CaptureKit
+import CommandLineSupport
 import Foundation
 
 /// `capture library`: the media library — list, show, export, delete and import assets.
 enum LibraryCommand: Command {
     static let name = "library"
     static let summary = "list, show, export, delete or import the photos and movies of the media library"
+    /// What the command accepts; also the option lines of ``usage``.
+    static let options: [CommandOption] = [
+        .value("kind", "K", "list only photos or only videos"),
+        .flag("move", "import: move the files in rather than copy them"),
+        .flag("json", "print JSON"),
+        .value("root", "DIR", "use the library under DIR (DIR/Photos, DIR/Videos, DIR/library.sqlite)\ninstead of the user's"),
+    ]
+
     static let usage = """
         usage: capture library list [--kind photo|video] [--json] [--root DIR]
                capture library show ID [--json] [--root DIR]
@@ -22,14 +31,11 @@ enum LibraryCommand: Command {
           import    save photos (.jpg, .jpeg, .png, .heic, .heif) and movies (other files) into the
                     library, each under a generated name; prints each new asset
 
-          --kind K      list only photos or only videos
-          --move        import: move the files in rather than copy them
-          --json        print JSON
-          --root DIR    use the library under DIR (DIR/Photos, DIR/Videos, DIR/library.sqlite)
-                        instead of the user's
+        \(CommandOption.helpText(for: options))
 
-        Exit status 0 on success; 64 for an unknown ID or a usage error; 73 when a file cannot be
-        written; 1 for a file that is not a photo or a movie the library takes.
+        Exit status 0 on success; 64 for an unknown ID or a usage error; 66 for a file to import
+        that is missing or unreadable; 65 for one that is not a photo or a movie the library
+        takes; 73 when a file cannot be written.
         """
 
     /// An asset as printed.
@@ -59,7 +65,7 @@ enum LibraryCommand: Command {
     }
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        let arguments = try Arguments(words, options: ["root", "kind"], flags: ["json", "move"])
+        let arguments = try Arguments(words, accepting: options)
         guard let action = arguments.positional.first else { throw UsageError("missing what to do: list, show, export, delete or import") }
         let operands = Array(arguments.positional.dropFirst())
         func expect(_ count: Int, _ names: String) throws(UsageError) {

@@ -1,4 +1,5 @@
 import CaptureKit
+import CommandLineSupport
 import Foundation
 import Synchronization
 
@@ -6,6 +7,17 @@ import Synchronization
 enum PhotoCommand: Command {
     static let name = "photo"
     static let summary = "take a photo (JPEG, PNG or HEIF with EXIF) and print its size and latency"
+    /// What the command accepts; also the option lines of ``usage``.
+    static let options: [CommandOption] = [
+        .value("device", "ID", "camera unique ID or name (see 'capture devices')"),
+        .value("format", "F", "jpeg, png or heif (default: from OUT's extension, else jpeg)"),
+        .value("quality", "Q", "compression quality 1...100 for JPEG and HEIF (default 90)"),
+        .value("size", "WxH", "largest photo size: smaller scales the frame down, larger (up to the\ncamera's largest format) switches the camera for the shot"),
+        .flag("overwrite", "replace OUT if it exists (default: refuse)"),
+        .flag("save-to-library", "also save the photo into the media library (see 'capture library')\nand print its path there"),
+        .value("root", "DIR", "the library under DIR instead of the user's"),
+    ]
+
     static let usage = """
         usage: capture photo OUT [--device ID] [--format jpeg|png|heif] [--quality Q] [--size WxH]
                                  [--overwrite] [--save-to-library [--root DIR]]
@@ -14,20 +26,11 @@ enum PhotoCommand: Command {
         next frame through a CapturePhotoOutput and writes it to OUT. Prints the path, the photo's
         dimensions, its size and the capture latency (request to encoded file).
 
-          --device ID       camera unique ID or name (see 'capture devices')
-          --format F        jpeg, png or heif (default: from OUT's extension, else jpeg)
-          --quality Q       compression quality 1...100 for JPEG and HEIF (default 90)
-          --size WxH        largest photo size: smaller scales the frame down, larger (up to the
-                            camera's largest format) switches the camera for the shot
-          --overwrite       replace OUT if it exists (default: refuse)
-          --save-to-library also save the photo into the media library (see 'capture library')
-                            and print its path there
-          --root DIR        the library under DIR instead of the user's
+        \(CommandOption.helpText(for: options))
         """
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        let arguments = try Arguments(words, options: ["device", "format", "quality", "size", "root"],
-                                      flags: ["save-to-library", "overwrite"])
+        let arguments = try Arguments(words, accepting: options)
         if arguments.value("root") != nil, !arguments.has("save-to-library") { throw UsageError("--root goes with --save-to-library") }
         guard arguments.positional.count == 1 else {
             throw UsageError(arguments.positional.isEmpty ? "missing OUT, the file to write" : "unexpected argument '\(arguments.positional[1])'")
@@ -59,7 +62,7 @@ enum PhotoCommand: Command {
         try session.startRunning()
         defer { try? session.stopRunning() }
         let waiter = PhotoWaiter()
-        let requested = Monotonic.nanoseconds()
+        let requested = MediaTime.now.value
         output.capturePhoto(with: settings, delegate: waiter)
         guard waiter.done.wait(timeout: .now() + .seconds(30)) == .success, let result = waiter.result else {
             throw CaptureError(.internalError, "the photo did not arrive within 30 s")
@@ -113,7 +116,7 @@ final class PhotoWaiter: CapturePhotoCaptureDelegate {
     var error: CaptureError? { state.withLock { $0.error } }
 
     func photoOutput(_ output: CapturePhotoOutput, didFinishProcessingPhoto photo: CapturePhoto, error: CaptureError?) {
-        let now = Monotonic.nanoseconds()
+        let now = MediaTime.now.value
         state.withLock { $0 = ((photo, now), error) }
     }
 

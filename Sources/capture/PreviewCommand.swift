@@ -1,4 +1,5 @@
 import CaptureKit
+import CommandLineSupport
 import Dispatch
 import Foundation
 import Glibc
@@ -7,6 +8,19 @@ import Glibc
 enum PreviewCommand: Command {
     static let name = "preview"
     static let summary = "show the camera live in a window, or on a web page (--web)"
+    /// What the command accepts; also the option lines of ``usage``.
+    static let options: [CommandOption] = [
+        .value("device", "ID", "camera unique ID or name (see 'capture devices')"),
+        .value("gravity", "G", "aspect (whole picture, black bars; default), fill (cropped to fill)\nor stretch"),
+        .flag("mirror", "mirror the picture left to right"),
+        .flag("fullscreen", "open the window fullscreen"),
+        .flag("web", "serve a web page instead of opening a window"),
+        .value("port", "N", "the web page's port (default: any free port)"),
+        .value("bind", "ADDR", "the address to listen on (default 127.0.0.1, this machine only;\n0.0.0.0 for every interface)"),
+        .value("library", "DIR", "the media library under DIR instead of the user's"),
+        .value("quality", "Q", "JPEG quality of the web picture, 1...100 (default 75)"),
+    ]
+
     static let usage = """
         usage: capture preview [--device ID] [--gravity aspect|fill|stretch] [--mirror] [--fullscreen]
                capture preview --web [--device ID] [--port N] [--bind ADDR] [--library DIR] [--quality Q]
@@ -20,22 +34,11 @@ enum PreviewCommand: Command {
         The URL carries a random access token; requests without it get 403. Runs until
         interrupted.
 
-          --device ID       camera unique ID or name (see 'capture devices')
-          --gravity G       aspect (whole picture, black bars; default), fill (cropped to fill)
-                            or stretch
-          --mirror          mirror the picture left to right
-          --fullscreen      open the window fullscreen
-          --web             serve a web page instead of opening a window
-          --port N          the web page's port (default: any free port)
-          --bind ADDR       the address to listen on (default 127.0.0.1, this machine only;
-                            0.0.0.0 for every interface)
-          --library DIR     the media library under DIR instead of the user's
-          --quality Q       JPEG quality of the web picture, 1...100 (default 75)
+        \(CommandOption.helpText(for: options))
         """
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        let arguments = try Arguments(words, options: ["device", "gravity", "port", "bind", "library", "quality"],
-                                      flags: ["web", "mirror", "fullscreen"])
+        let arguments = try Arguments(words, accepting: options)
         if let extra = arguments.positional.first { throw UsageError("unexpected argument '\(extra)'") }
         if arguments.has("web") {
             for option in ["gravity"] where arguments.value(option) != nil { throw UsageError("--\(option) is for the window, not --web") }

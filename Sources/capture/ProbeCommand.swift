@@ -1,10 +1,16 @@
 import CaptureKit
+import CommandLineSupport
 import Foundation
 
 /// `capture probe FILE`: what a media file holds, like `ffprobe`.
 enum ProbeCommand: Command {
     static let name = "probe"
     static let summary = "describe a media file: container, duration, streams, rotation, tags"
+    /// What the command accepts; also the option lines of ``usage``.
+    static let options: [CommandOption] = [
+        .flag("json", "print it all as JSON"),
+    ]
+
     static let usage = """
         usage: capture probe FILE [--json]
 
@@ -13,9 +19,9 @@ enum ProbeCommand: Command {
         packet when the container does not say), rotation, sample rate and channels, and the
         tags of the file and of each stream.
 
-          --json    print it all as JSON
+        \(CommandOption.helpText(for: options))
 
-        Exit status 0 when FILE was read; 73 when it is missing or unreadable; 1 when it is
+        Exit status 0 when FILE was read; 66 when it is missing or unreadable; 65 when it is
         not media FFmpeg can read, or damaged.
         """
 
@@ -55,7 +61,7 @@ enum ProbeCommand: Command {
     }
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        let arguments = try Arguments(words, options: [], flags: ["json"])
+        let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.count == 1 else { throw UsageError("give exactly one FILE") }
         let info = try MediaFileInfo(contentsOf: try CommandPath.input(arguments.positional[0]))
         let report = makeReport(info)

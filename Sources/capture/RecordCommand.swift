@@ -1,4 +1,5 @@
 import CaptureKit
+import CommandLineSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -7,6 +8,21 @@ import Synchronization
 enum RecordCommand: Command {
     static let name = "record"
     static let summary = "record a movie (.mov, .mp4, .mkv) from a camera and microphone"
+    /// What the command accepts; also the option lines of ``usage``.
+    static let options: [CommandOption] = [
+        .value("device", "ID", "camera unique ID or name, or file:PATH (see 'capture devices')"),
+        .value("audio-device", "ID", "microphone unique ID or name (pulse:SOURCE for a sound-server\nsource), or file:PATH; default: the sound server's default source"),
+        .flag("no-audio", "record video only"),
+        .value("duration", "T", "stop after T (10s, 1.5m, 500ms); default: until interrupted"),
+        .value("preset", "P", "session preset: \(CaptureSession.Preset.allCases.map(\.rawValue).joined(separator: ", ")) (default high)"),
+        .value("codec", "C", "video codec: h264 (default), hevc, mjpeg"),
+        .value("fragment", "T", "write a self-contained fragment every T (default 1s; 0 = off)"),
+        .flag("unpaced", "read file: devices as fast as the encoder goes, not in real time"),
+        .flag("quiet", "no progress line"),
+        .flag("save-to-library", "also put the finished movie into the media library (a copy; OUT\nstays) and write its 100-pixel cover image beside OUT (OUT.cover.jpg)"),
+        .value("root", "DIR", "the library under DIR instead of the user's"),
+    ]
+
     static let usage = """
         usage: capture record OUT [--device ID] [--audio-device ID | --no-audio] [--duration T]
                               [--preset P] [--codec h264|hevc|mjpeg] [--fragment T] [--unpaced] [--quiet]
@@ -18,26 +34,13 @@ enum RecordCommand: Command {
         rate, dropped samples and size. Exit status 0 when the file is complete; 73 when the
         disk filled up (the file then plays up to its last fragment); 1 for other failures.
 
-          --device ID        camera unique ID or name, or file:PATH (see 'capture devices')
-          --audio-device ID  microphone unique ID or name (pulse:SOURCE for a sound-server
-                             source), or file:PATH; default: the sound server's default source
-          --no-audio         record video only
-          --duration T       stop after T (10s, 1.5m, 500ms); default: until interrupted
-          --preset P         session preset: \(CaptureSession.Preset.allCases.map(\.rawValue).joined(separator: ", ")) (default high)
-          --codec C          video codec: h264 (default), hevc, mjpeg
-          --fragment T       write a self-contained fragment every T (default 1s; 0 = off)
-          --unpaced          read file: devices as fast as the encoder goes, not in real time
-          --quiet            no progress line
-          --save-to-library  also put the finished movie into the media library (a copy; OUT
-                             stays) and write its 100-pixel cover image beside OUT (OUT.cover.jpg)
-          --root DIR         the library under DIR instead of the user's
+        \(CommandOption.helpText(for: options))
 
         A file: device is played once: the recording ends with the file.
         """
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        let arguments = try Arguments(words, options: ["device", "audio-device", "duration", "preset", "codec", "fragment", "root"],
-                                      flags: ["no-audio", "quiet", "unpaced", "save-to-library"])
+        let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.count == 1 else { throw UsageError("give exactly one output file") }
         if arguments.value("root") != nil, !arguments.has("save-to-library") { throw UsageError("--root goes with --save-to-library") }
         let url = try CommandPath.output(arguments.positional[0])
@@ -109,11 +112,11 @@ enum RecordCommand: Command {
             throw error
         }
         let progress = !arguments.has("quiet") && isatty(STDERR_FILENO) == 1
-        let started = Monotonic.nanoseconds()
+        let started = MediaTime.now.value
         while finished.wait(seconds: 0.5) == nil {
             if progress {
                 let seconds = movie.recordedDuration.seconds
-                let elapsed = Double(Monotonic.nanoseconds() - started) / 1e9
+                let elapsed = Double(MediaTime.now.value - started) / 1e9
                 let line = String(format: "\r%@  %6.1f s  %5.1f fps  dropped %d  %.1f MB ", url.lastPathComponent, seconds,
                                   elapsed > 0 ? Double(movie.recordedVideoFrameCount) / elapsed : 0,
                                   movie.droppedSampleCount, Double(movie.recordedFileSize) / 1e6)

@@ -1,4 +1,5 @@
 import CaptureKit
+import CommandLineSupport
 import Dispatch
 import Foundation
 
@@ -6,6 +7,15 @@ import Foundation
 enum ScanCommand: Command {
     static let name = "scan"
     static let summary = "print barcodes, QR codes, Data Matrix and PDF417 as they come into view"
+    /// What the command accepts; also the option lines of ``usage``.
+    static let options: [CommandOption] = [
+        .value("device", "ID", "camera unique ID or name (see 'capture devices'), or file:PATH"),
+        .value("types", "LIST", "comma-separated types to look for (default: all):\n\(CaptureMetadataOutput().availableMetadataObjectTypes.map(\.rawValue).joined(separator: ","))"),
+        .flag("once", "stop after the first code"),
+        .value("duration", "S", "stop after this long (10s, 500ms, 2m)"),
+        .flag("json", "one JSON object per code and line: id, type, text, bounds, corners, time"),
+    ]
+
     static var usage: String {
         """
         usage: capture scan [--device ID] [--types T,T,...] [--once] [--json] [--duration S]
@@ -14,12 +24,7 @@ enum ScanCommand: Command {
         once, when it comes into view (a code that stays in view is printed once; one that
         leaves and comes back is printed again). Runs until Ctrl-C, --once or --duration.
 
-          --device ID      camera unique ID or name (see 'capture devices'), or file:PATH
-          --types LIST     comma-separated types to look for (default: all):
-                           \(CaptureMetadataOutput().availableMetadataObjectTypes.map(\.rawValue).joined(separator: ","))
-          --once           stop after the first code
-          --duration S     stop after this long (10s, 500ms, 2m)
-          --json           one JSON object per code and line: id, type, text, bounds, corners, time
+        \(CommandOption.helpText(for: options))
 
         Exit status: 0 when at least one code was found, 1 when none was.
         """
@@ -39,7 +44,7 @@ enum ScanCommand: Command {
     }
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        let arguments = try Arguments(words, options: ["device", "types", "duration"], flags: ["once", "json"])
+        let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.isEmpty else { throw UsageError("unexpected argument '\(arguments.positional[0])'") }
         let output = CaptureMetadataOutput()
         let types = try parseTypes(arguments.value("types"), available: output.availableMetadataObjectTypes)

@@ -1,4 +1,5 @@
 import CaptureKit
+import CommandLineSupport
 import Foundation
 
 /// `capture thumbnail FILE OUT`: a picture of a media file at a time, through an
@@ -6,6 +7,17 @@ import Foundation
 enum ThumbnailCommand: Command {
     static let name = "thumbnail"
     static let summary = "write a thumbnail (JPEG or PNG) of a movie or photo at a time"
+    /// What the command accepts; also the option lines of ``usage``.
+    static let options: [CommandOption] = [
+        .value("width", "W", "largest width in pixels, aspect kept (default 100; 0 = full size)"),
+        .value("height", "H", "largest height in pixels, aspect kept (default: no limit)"),
+        .value("at", "T", "time in the file: 2s, 1500ms, 1m (default 0s); past the end gives\nthe end"),
+        .flag("exact", "the exact frame shown at T (default: the keyframe at or before T,\nwhich is faster)"),
+        .flag("no-transform", "keep the pixels as stored (default: turned upright by the file's\nrotation)"),
+        .value("quality", "Q", "JPEG quality 1...100 (default 85)"),
+        .flag("overwrite", "replace OUT if it exists (default: refuse)"),
+    ]
+
     static let usage = """
         usage: capture thumbnail FILE OUT [--width W] [--height H] [--at T] [--exact] [--no-transform] [--quality Q]
                                           [--overwrite]
@@ -14,20 +26,11 @@ enum ThumbnailCommand: Command {
         OUT as JPEG, or PNG when OUT ends in .png. Prints the path, the picture's size and the
         time of the frame it shows.
 
-          --width W        largest width in pixels, aspect kept (default 100; 0 = full size)
-          --height H       largest height in pixels, aspect kept (default: no limit)
-          --at T           time in the file: 2s, 1500ms, 1m (default 0s); past the end gives
-                           the end
-          --exact          the exact frame shown at T (default: the keyframe at or before T,
-                           which is faster)
-          --no-transform   keep the pixels as stored (default: turned upright by the file's
-                           rotation)
-          --quality Q      JPEG quality 1...100 (default 85)
-          --overwrite      replace OUT if it exists (default: refuse)
+        \(CommandOption.helpText(for: options))
         """
 
     static func run(_ words: [String]) throws -> ExitStatus {
-        let arguments = try Arguments(words, options: ["width", "height", "at", "quality"], flags: ["exact", "no-transform", "overwrite"])
+        let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.count == 2 else {
             throw UsageError(arguments.positional.count < 2 ? "give FILE and OUT" : "unexpected argument '\(arguments.positional[2])'")
         }

@@ -27,7 +27,8 @@ public final class SampleBuffer: Sendable {
     /// The picture as the device coded it, when it sent compressed frames (MJPEG).
     let compressedFrame: CompressedFrame?
 
-    private let conversions = Mutex<[VideoTarget: SampleBuffer]>([:])
+    /// Conversions made so far, by target (see ``converted(to:)``).
+    let conversions = Mutex<[VideoTarget: SampleBuffer]>([:])
 
     /// Makes a sample buffer.
     public convenience init(media: Media, presentationTimeStamp: MediaTime, duration: MediaTime, sequenceNumber: UInt64 = 0) {
@@ -73,28 +74,6 @@ public final class SampleBuffer: Sendable {
     /// The media type of the payload.
     public var mediaType: MediaType { formatDescription.mediaType }
 
-    /// The frame in another pixel format and/or size, converted once per target and shared
-    /// between everyone who asks for the same target. Returns `self` when nothing changes.
-    public func converted(to target: VideoTarget) throws(CaptureError) -> SampleBuffer {
-        guard let source = pixelBuffer else {
-            throw .invalidArgument("only video sample buffers can be converted to a pixel format")
-        }
-        let width = target.width ?? source.width
-        let height = target.height ?? source.height
-        let format = target.pixelFormat ?? source.pixelFormat
-        if width == source.width, height == source.height, format == source.pixelFormat { return self }
-        let key = VideoTarget(pixelFormat: format, width: width, height: height)
-        // Held during the conversion so a second output asking for the same target waits for the
-        // first result instead of converting again.
-        return try conversions.withLock { (cache) throws(CaptureError) -> SampleBuffer in
-            if let done = cache[key] { return done }
-            let frame = try PixelConverter.shared.convert(source, to: format, width: width, height: height)
-            let result = SampleBuffer(media: .video(frame), presentationTimeStamp: presentationTimeStamp,
-                                      duration: duration, sequenceNumber: sequenceNumber)
-            cache[key] = result
-            return result
-        }
-    }
 }
 
 /// A pixel format and size to convert frames to; nil members keep the source's value.

@@ -15,19 +15,7 @@ extension CaptureDevice {
     }
 
     /// A point in the picture: (0, 0) top left, (1, 1) bottom right of the unrotated frame.
-    public struct NormalizedPoint: Sendable, Hashable {
-        /// 0...1 across.
-        public var x: Double
-        /// 0...1 down.
-        public var y: Double
-        /// A point; components are clamped to 0...1.
-        public init(x: Double, y: Double) {
-            self.x = min(1, max(0, x))
-            self.y = min(1, max(0, y))
-        }
-        /// The centre of the picture.
-        public static let center = NormalizedPoint(x: 0.5, y: 0.5)
-    }
+    public typealias NormalizedPoint = CapturePoint
 
     /// Whether the device has a torch (`hasTorch`). Every query below reports what the
     /// backend really controls; the virtual devices control none of these, and V4L2 cameras

@@ -119,4 +119,13 @@ enum DeviceStreamEvent: Sendable {
 protocol DeviceProvider: Sendable {
     /// The backends present now.
     func backends() -> [any DeviceBackend]
+
+    /// From now on, tells `hub` about devices that come and go without discovery looking (a
+    /// sound server's subscription events). Providers whose devices are found by looking
+    /// ignore it.
+    func report(to hub: DeviceConnectionHub)
+}
+
+extension DeviceProvider {
+    func report(to hub: DeviceConnectionHub) {}
 }

@@ -1,11 +1,11 @@
 import Synchronization
 
 /// Discovery across all providers. Keeps one `CaptureDevice` per unique ID so settings made on
-/// a device (its active format) are seen by everyone who discovers it again.
+/// a device (its active format) are seen by everyone who discovers it again. The built-in set
+/// is `DeviceRegistry.shared` (`Discovery/BuiltInDevices.swift`).
 final class DeviceRegistry: Sendable {
-    static let shared = DeviceRegistry(providers: [V4L2DeviceProvider.shared, VirtualDeviceProvider.shared, FileDeviceProvider.shared, PulseDeviceProvider.shared, ALSADeviceProvider.shared])
-
-    private let providers: [any DeviceProvider]
+    /// Where devices come from, in discovery order.
+    let providers: [any DeviceProvider]
     private let known = Mutex<[String: CaptureDevice]>([:])
 
     init(providers: [any DeviceProvider]) {

@@ -37,18 +37,7 @@ public struct MediaAsset: Sendable, Hashable, Identifiable {
     }
 
     /// A size in pixels.
-    public struct Size: Sendable, Hashable, CustomStringConvertible {
-        /// Pixels across.
-        public var width: Int
-        /// Pixels down.
-        public var height: Int
-        /// A size.
-        public init(width: Int, height: Int) {
-            self.width = width
-            self.height = height
-        }
-        public var description: String { "\(width)x\(height)" }
-    }
+    public typealias Size = VideoDimensions
 
     /// The library's identifier for the asset; for an asset made from a file, the file's path.
     public let id: String
@@ -118,23 +107,7 @@ public struct MediaAsset: Sendable, Hashable, Identifiable {
     }
 }
 
-/// The turn and mirror that show a picture upright (`preferredTransform` of `AVAssetTrack`,
-/// restricted to what cameras produce: quarter turns and a left-right mirror).
-public struct VideoTransform: Sendable, Hashable {
-    /// Clockwise degrees: 0, 90, 180 or 270.
-    public var rotation: Int
-    /// Whether the picture is mirrored left to right (before turning).
-    public var isMirrored: Bool
-
-    /// A transform; `rotation` is normalised to 0..<360 in quarter turns.
-    public init(rotation: Int, isMirrored: Bool) {
-        self.rotation = ((rotation % 360 + 360) % 360 + 45) / 90 * 90 % 360
-        self.isMirrored = isMirrored
-    }
-
-    /// No change.
-    public static let identity = VideoTransform(rotation: 0, isMirrored: false)
-
+extension VideoTransform {
     /// `size` after the transform (width and height swap for quarter turns).
     public func applied(to size: MediaAsset.Size) -> MediaAsset.Size {
         rotation % 180 == 0 ? size : MediaAsset.Size(width: size.height, height: size.width)

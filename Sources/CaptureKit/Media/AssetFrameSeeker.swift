@@ -169,7 +169,7 @@ final class AssetFrameSeeker: @unchecked Sendable {
     /// follows the previous one by a frame duration.
     private func time(of frame: UnsafeMutablePointer<AVFrame>, after previous: MediaTime?) -> MediaTime {
         let base = decoder.timeBase
-        if let ticks = FileVideoReader.timestamp(of: frame) {
+        if let ticks = FileDecoder.timestamp(of: frame) {
             let (value, overflow) = ticks.multipliedReportingOverflow(by: Int64(base.num))
             if !overflow { return MediaTime(value: value, timescale: base.den) - origin }
         }

@@ -21,6 +21,9 @@ final class AudioEncoder {
     private static let silenceChunk = 4096
 
     /// Opens the encoder. Wraps `avcodec_open2` and `swr_init`.
+    /// The rate the encoder takes samples at.
+    var sampleRate: Int32 { context.pointee.sample_rate }
+
     init(codec: MovieOutputSettings.AudioCodec, input: AudioFormat, bitRate: Int, globalHeader: Bool) throws(CaptureError) {
         let name: String
         switch codec {
@@ -92,14 +95,14 @@ final class AudioEncoder {
 
     /// Converts and encodes `frames` interleaved input frames starting at `bytes`.
     func append(_ bytes: UnsafeRawPointer, frames: Int,
-                write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
+                write: PacketSink) throws(CaptureError) {
         guard frames > 0 else { return }
         try convert(bytes, frames: Int32(frames))
         try encodeFullFrames(write: write)
     }
 
     /// Encodes `frames` frames of silence (to fill a gap so audio stays aligned with video).
-    func appendSilence(frames: Int, write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
+    func appendSilence(frames: Int, write: PacketSink) throws(CaptureError) {
         let zeros: UnsafeMutableRawBufferPointer
         if let silence {
             zeros = silence
@@ -117,7 +120,7 @@ final class AudioEncoder {
     }
 
     /// Encodes what is left (a short last frame) and flushes the encoder.
-    func finish(write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
+    func finish(write: PacketSink) throws(CaptureError) {
         try convert(nil, frames: 0)
         try encodeFullFrames(write: write)
         let left = av_audio_fifo_size(fifo)
@@ -152,13 +155,13 @@ final class AudioEncoder {
         try FFmpeg.check(written, "av_audio_fifo_write", code: .outOfMemory)
     }
 
-    private func encodeFullFrames(write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
+    private func encodeFullFrames(write: PacketSink) throws(CaptureError) {
         while av_audio_fifo_size(fifo) >= frameSize {
             try encodeFrame(samples: frameSize, write: write)
         }
     }
 
-    private func encodeFrame(samples: Int32, write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
+    private func encodeFrame(samples: Int32, write: PacketSink) throws(CaptureError) {
         av_frame_unref(frame)
         frame.pointee.nb_samples = samples
         frame.pointee.format = context.pointee.sample_fmt.rawValue
@@ -175,8 +178,11 @@ final class AudioEncoder {
         try drain(write: write)
     }
 
-    private func drain(write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
-        try FFmpeg.drainEncoder(context, into: packet, "audio", write: write)
+    private func drain(write: PacketSink) throws(CaptureError) {
+        let timeBase = context.pointee.time_base
+        try FFmpeg.drainEncoder(context, into: packet, "audio", write: { (packet) throws(CaptureError) in
+            try write(EncodedPacket(track: .audio, packet: packet, timeBase: timeBase))
+        })
     }
 }
 

@@ -159,11 +159,13 @@ final class MovieMuxer {
         av_dict_set(&context.pointee.metadata, key, value, 0)
     }
 
-    /// Writes one encoded packet of the video (or audio) track. Wraps `av_interleaved_write_frame`.
-    func write(_ packet: UnsafeMutablePointer<AVPacket>, video: Bool, from encoderTimeBase: AVRational) throws(CaptureError) {
+    /// Writes one encoded packet into its track. Wraps `av_interleaved_write_frame`.
+    func write(_ encoded: EncodedPacket) throws(CaptureError) {
+        let video = encoded.track == .video
         guard let stream = video ? videoStream : audioStream else { return }
+        let packet = encoded.packet
         packet.pointee.stream_index = stream.pointee.index
-        av_packet_rescale_ts(packet, encoderTimeBase, video ? videoTimeBase : audioTimeBase)
+        av_packet_rescale_ts(packet, encoded.timeBase, video ? videoTimeBase : audioTimeBase)
         payloadBytes += Int64(packet.pointee.size)
         timings[Int(stream.pointee.index)].append(PacketTiming(pts: packet.pointee.pts, dts: packet.pointee.dts, duration: packet.pointee.duration))
         try FFmpeg.check(av_interleaved_write_frame(context, packet), "av_interleaved_write_frame", "cannot write \(path)", code: .fileError, path: path)

@@ -76,7 +76,7 @@ final class VideoEncoder {
     /// `duration`, or flushes the encoder when `buffer` is nil (pts and duration unused); hands
     /// every finished packet to `write`. Wraps `avcodec_send_frame` / `avcodec_receive_packet`.
     func encode(_ buffer: PixelBuffer?, pts: Int64, duration: Int64,
-                write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
+                write: PacketSink) throws(CaptureError) {
         if let buffer {
             lastDuration = duration
             // The frame is handed over by reference: libavcodec copies every plane of a frame
@@ -130,7 +130,7 @@ final class VideoEncoder {
 
     /// Writes the camera's own JPEG as the packet at `pts` (90 kHz) lasting `duration`.
     func passThrough(_ frame: CompressedFrame, pts: Int64, duration: Int64,
-                     write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
+                     write: PacketSink) throws(CaptureError) {
         av_packet_unref(packet)
         defer { av_packet_unref(packet) }
         try FFmpeg.check(av_new_packet(packet, Int32(clamping: frame.byteCount)), "av_new_packet", code: .outOfMemory)
@@ -140,14 +140,14 @@ final class VideoEncoder {
         packet.pointee.duration = duration
         packet.pointee.flags |= AV_PKT_FLAG_KEY
         lastDuration = duration
-        try write(packet)
+        try write(EncodedPacket(track: .video, packet: packet, timeBase: Self.timeBase))
     }
 
-    private func drain(write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void) throws(CaptureError) {
+    private func drain(write: PacketSink) throws(CaptureError) {
         let duration = lastDuration
         try FFmpeg.drainEncoder(context, into: packet, "video", prepare: { packet in
             if packet.pointee.duration == 0 { packet.pointee.duration = duration }
-        }, write: write)
+        }, write: { (packet) throws(CaptureError) in try write(EncodedPacket(track: .video, packet: packet, timeBase: Self.timeBase)) })
     }
 }
 

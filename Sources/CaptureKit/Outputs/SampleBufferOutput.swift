@@ -15,16 +15,15 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
     private struct Consumers {
         weak var delegate: (any SampleBufferDelegate)?
         var queue: DispatchQueue?
-        var streams: [Int: AsyncStream<SampleBuffer>.Continuation] = [:]
-        var nextStreamID = 0
         var delivered = 0
         var dropped = 0
     }
 
     private let consumers = Mutex(Consumers())
-    /// Read per sample on the device thread, so kept outside the lock: whether a delegate or
-    /// stream was registered (a delegate released since is noticed at delivery).
-    private let listened = Atomic<Bool>(false)
+    private let streams = Broadcast<SampleBuffer>()
+    /// Read per sample on the device thread, so kept outside the lock: whether a delegate was
+    /// registered (a delegate released since is noticed at delivery).
+    private let hasDelegate = Atomic<Bool>(false)
     private(set) var delivery: DeliveryQueue!
 
     init(policy: DeliveryQueue.Policy, threadName: String) {
@@ -38,7 +37,7 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
 
     deinit {
         delivery.stop()
-        consumers.withLock { $0.streams.values.forEach { $0.finish() } }
+        streams.finish()
     }
 
     /// Sets who receives samples and on which queue (`setSampleBufferDelegate(_:queue:)`).
@@ -47,7 +46,7 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
         consumers.withLock {
             $0.delegate = delegate
             $0.queue = delegate == nil ? nil : (queue ?? DispatchQueue(label: "CaptureKit.sampleBufferDelegate"))
-            updateListened($0)
+            hasDelegate.store(delegate != nil, ordering: .relaxed)
         }
     }
 
@@ -63,22 +62,7 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
     /// ```swift
     /// for await sample in output.sampleBuffers.prefix(30) { … }
     /// ```
-    public var sampleBuffers: AsyncStream<SampleBuffer> {
-        let (stream, continuation) = AsyncStream<SampleBuffer>.makeStream(bufferingPolicy: streamBuffering)
-        let id = consumers.withLock { consumers -> Int in
-            consumers.nextStreamID += 1
-            consumers.streams[consumers.nextStreamID] = continuation
-            updateListened(consumers)
-            return consumers.nextStreamID
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.consumers.withLock { consumers in
-                consumers.streams.removeValue(forKey: id)
-                self?.updateListened(consumers)
-            }
-        }
-        return stream
-    }
+    public var sampleBuffers: AsyncStream<SampleBuffer> { streams.makeStream(bufferingPolicy: streamBuffering) }
 
     /// What the output has delivered and dropped.
     public var statistics: Statistics {
@@ -96,13 +80,9 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
 
     // MARK: Delivery
 
-    private func updateListened(_ consumers: Consumers) {
-        listened.store(consumers.delegate != nil || !consumers.streams.isEmpty, ordering: .relaxed)
-    }
-
     override func receive(_ sample: SampleBuffer, from connection: CaptureConnection) {
         // Without listeners nothing is queued or converted.
-        guard listened.load(ordering: .relaxed) else { return }
+        guard hasDelegate.load(ordering: .relaxed) || streams.hasStreams else { return }
         delivery.enqueue(DeliveryQueue.Item(sample: sample, connection: connection))
     }
 
@@ -120,11 +100,8 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
             session?.reportRuntimeError(error)
             return
         }
-        let (delegate, queue, streams) = consumers.withLock { ($0.delegate, $0.queue, $0.streams) }
-        var lateInStreams = 0
-        for stream in streams.values {
-            if case .dropped = stream.yield(prepared) { lateInStreams += 1 }
-        }
+        let (delegate, queue) = consumers.withLock { ($0.delegate, $0.queue) }
+        let lateInStreams = streams.yield(prepared)
         if let delegate, let queue {
             // Synchronous: while the delegate is busy, newer samples wait in (or replace the one
             // in) the delivery queue, which is what makes late-frame dropping work.

@@ -140,7 +140,7 @@ extension CaptureSession {
 
     /// Makes the staged graph the running one. Runs on the control queue.
     func apply() throws(CaptureError) {
-        let (staged, committed, state, oldConnections) = model.withLock { ($0.staged, $0.committed, $0.state, $0.connections) }
+        let (staged, committed, running, oldConnections) = model.withLock { ($0.staged, $0.committed, $0.lifecycle.streamsRun, $0.connections) }
 
         // 1. Everything that can fail without side effects: the preset's formats.
         var formats: [(CaptureDevice, CaptureDevice.Format, MediaTime)] = []
@@ -171,7 +171,7 @@ extension CaptureSession {
         // 3. Device formats, then streams when running.
         let previousFormats = formats.map { ($0.0, $0.0.streamConfiguration) }
         for (device, format, duration) in formats { device.applyPresetFormat(format, frameDuration: duration) }
-        if state == .running || state == .interrupted {
+        if running {
             do {
                 try restreamDevices(for: staged, connections: connections)
             } catch {
@@ -193,18 +193,13 @@ extension CaptureSession {
             output.attach(to: self)
             output.setConnections(byOutput[ObjectIdentifier(output)] ?? [])
         }
-        let running = state == .running || state == .interrupted
         for connection in oldConnections { connection.setActive(false) }
         for connection in connections { connection.setActive(running) }
         let ended = model.withLock { model -> Bool in
             model.committed = staged
             model.connections = connections
             // A lost device that is no longer used no longer interrupts the session.
-            let ids = Set(staged.inputs.compactMap { ($0 as? CaptureDeviceInput)?.device.uniqueID })
-            model.lostDevices.formIntersection(ids)
-            guard model.state == .interrupted, model.lostDevices.isEmpty else { return false }
-            model.state = .running
-            return true
+            return model.lifecycle.inputsChanged(to: Set(staged.inputs.compactMap { ($0 as? CaptureDeviceInput)?.device.uniqueID }))
         }
         if ended {
             for output in staged.outputs { output.sessionInterruptionEnded() }
@@ -234,7 +229,7 @@ extension CaptureSession {
             $0.staged.preset = .inputPriority
             if $0.configurationDepth == 0 { $0.committed.preset = .inputPriority }
         }
-        let (graph, connections, running) = model.withLock { ($0.committed, $0.connections, $0.state == .running || $0.state == .interrupted) }
+        let (graph, connections, running) = model.withLock { ($0.committed, $0.connections, $0.lifecycle.streamsRun) }
         guard running else { return }
         do {
             try restreamDevices(for: graph, connections: connections)

@@ -4,44 +4,32 @@ extension CaptureSession {
     /// idle → starting → running. Runs on the control queue.
     func performStart() throws(CaptureError) {
         let (graph, connections) = try model.withLock { (model) throws(CaptureError) -> (Graph, [CaptureConnection]) in
-            guard model.state == .idle else {
-                throw .invalidState("startRunning() called while the session is \(model.state.rawValue)")
-            }
-            guard model.configurationDepth == 0 else {
-                throw .invalidState("startRunning() called between beginConfiguration() and commitConfiguration()")
-            }
-            model.state = .starting
+            try model.lifecycle.start(configurationDepth: model.configurationDepth)
             return (model.committed, model.connections)
         }
         do {
             try restreamDevices(for: graph, connections: connections)
         } catch {
             stopAllStreams()
-            model.withLock { $0.state = .idle }
+            model.withLock { $0.lifecycle.startFailed() }
             eventHub.post(.runtimeError(error))
             throw error
         }
         for connection in connections { connection.setActive(true) }
-        model.withLock { $0.state = .running }
+        model.withLock { $0.lifecycle.started() }
         eventHub.post(.didStartRunning)
     }
 
     /// running/interrupted → stopping → idle. Runs on the control queue.
     func performStop() throws(CaptureError) {
         let (connections, outputs) = try model.withLock { (model) throws(CaptureError) -> ([CaptureConnection], [CaptureOutput]) in
-            guard model.state == .running || model.state == .interrupted else {
-                throw .invalidState("stopRunning() called while the session is \(model.state.rawValue)")
-            }
-            model.state = .stopping
+            try model.lifecycle.stop()
             return (model.connections, model.committed.outputs)
         }
         stopAllStreams()
         for output in outputs { output.sessionDidStopRunning() }
         for connection in connections { connection.setActive(false) }
-        model.withLock {
-            $0.lostDevices.removeAll()
-            $0.state = .idle
-        }
+        model.withLock { $0.lifecycle.stopped() }
         eventHub.post(.didStopRunning)
     }
 
@@ -67,7 +55,7 @@ extension CaptureSession {
             // configuration for it is applied when it reconnects.
             let stale = model.streams.filter { id, active in
                 guard let configuration = wanted[id]?.1 else { return true }
-                return configuration != active.configuration && !model.lostDevices.contains(id)
+                return configuration != active.configuration && !model.lifecycle.lostDevices.contains(id)
             }
             for id in stale.keys { model.streams.removeValue(forKey: id) }
             return Array(stale.values)
@@ -146,21 +134,19 @@ extension CaptureSession {
             guard model.streams[id]?.generation == generation else { return [] }
             switch event {
             case .disconnected:
-                model.lostDevices.insert(id)
-                guard model.state == .running else { return [] }
-                model.state = .interrupted
-                return [.wasInterrupted(reason)]
+                return model.lifecycle.deviceLost(id) == .interrupt ? [.wasInterrupted(reason)] : []
             case .reconnected:
-                guard model.resumesWhenDevicesReturn else {
-                    // Stays lost: nothing flows until the app stops and starts the session.
+                switch model.lifecycle.deviceReturned(id, resumes: model.resumesWhenDevicesReturn) {
+                case .stayInterrupted:
+                    // Nothing flows until the app stops and starts the session.
                     stale = model.streams.removeValue(forKey: id)
                     return []
+                case .resume(let endsInterruption):
+                    if model.streams[id]?.configuration != device.streamConfiguration { restart = true }
+                    return endsInterruption ? [.interruptionEnded] : []
+                case .none, .interrupt:
+                    return []
                 }
-                model.lostDevices.remove(id)
-                if model.streams[id]?.configuration != device.streamConfiguration { restart = true }
-                guard model.state == .interrupted, model.lostDevices.isEmpty else { return [] }
-                model.state = .running
-                return [.interruptionEnded]
             case .cannotResume(let error):
                 return [.resumeFailed(deviceID: id, error: error)]
             case .failed(let error):

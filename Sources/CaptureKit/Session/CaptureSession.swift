@@ -33,11 +33,11 @@ public final class CaptureSession: Sendable {
         var staged = Graph()
         var committed = Graph()
         var configurationDepth = 0
-        var state = State.idle
+        /// The state and the lost devices; changed only through its transitions.
+        var lifecycle = SessionLifecycle()
         var connections: [CaptureConnection] = []
         var streams: [String: ActiveStream] = [:]
         var routes: [String: DeviceRoute] = [:]
-        var lostDevices: Set<String> = []
         var resumesWhenDevicesReturn = true
         var nextGeneration = 0
     }
@@ -73,7 +73,7 @@ public final class CaptureSession: Sendable {
     // MARK: State
 
     /// Where the session is in its lifecycle.
-    public var state: State { model.withLock { $0.state } }
+    public var state: State { model.withLock { $0.lifecycle.state } }
 
     /// Whether the session is capturing (running or interrupted), as `isRunning`.
     public var isRunning: Bool { [.running, .interrupted].contains(state) }

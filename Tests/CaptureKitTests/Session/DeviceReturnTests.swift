@@ -328,7 +328,7 @@ extension RealTimeCaptureTests {
             let camera = try ReturnableScriptedCamera(followsNodeFile: true) { _ in Self.pacedScript(frames: 600) }
             let device = DeviceRegistry.shared.device(for: try camera.backend())
             let path = camera.path
-            let hub = DeviceConnectionHub(directory: camera.root.path, invalidate: {}) {
+            let hub = DeviceConnectionHub(registry: .shared, watch: { try? V4L2HotplugMonitor(directory: camera.root.path, changed: $0) }, invalidate: {}) {
                 FileManager.default.fileExists(atPath: path) ? [device.uniqueID: device] : [:]
             }
             let connections = Recorder<String>()

@@ -15,7 +15,7 @@ final class ALSADeviceProvider: DeviceProvider {
 
     func backends() -> [any DeviceBackend] {
         let cards = Self.captureDevices()
-        guard !cards.isEmpty, !SoundServerProbe.isReachable else { return [] }
+        guard !cards.isEmpty, !SoundServerAddress.current().isAnswering else { return [] }
         return cards.compactMap { device in
             if let known = made.withLock({ $0[device.pcmName] }) { return known }
             // A card another program holds cannot be probed now; it is listed once it can be.

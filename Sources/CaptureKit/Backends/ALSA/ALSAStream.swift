@@ -21,14 +21,14 @@ final class ALSAStream: DeviceStream {
 
     /// An open, started PCM and what it agreed to.
     private struct Capture {
-        var pcm: ALSAPCM
+        var pcm: any ALSACaptureIO
         var geometry: ALSAPCM.Geometry
     }
 
     /// Opens and configures `pcmName` for `format` on the calling thread (so format and device
     /// errors are thrown by `startStream`), then captures on a thread of its own.
-    init(pcmName: String, format: AudioFormat, sink: StreamSink, counters: ALSAStreamCounters) throws(CaptureError) {
-        let box = ThreadHandOff(try Self.open(pcmName, format: format))
+    init(pcmName: String, format: AudioFormat, sink: StreamSink, counters: ALSAStreamCounters, open: @escaping ALSAOpener) throws(CaptureError) {
+        let box = ThreadHandOff(try Self.open(pcmName, format: format, with: open))
         worker = WorkerThread(name: "CaptureKit.alsa") { thread in
             var next = box.take()
             var timeline: ALSATimeline?
@@ -40,7 +40,7 @@ final class ALSAStream: DeviceStream {
                                sink: sink, counters: counters) else { return }
                 sink.event(.disconnected)
                 guard let back = Self.waitForReturn(thread, sink: sink, reopen: { () throws(CaptureError) in
-                    try Self.reopen(pcmName, format: format)
+                    try Self.reopen(pcmName, format: format, with: open)
                 }) else { return }
                 next = back
                 sink.event(.reconnected)
@@ -51,8 +51,8 @@ final class ALSAStream: DeviceStream {
     func stop() { worker.stop() }
 
     /// Opens, configures and starts the PCM.
-    private static func open(_ pcmName: String, format: AudioFormat) throws(CaptureError) -> Capture {
-        let pcm = try ALSAPCM(name: pcmName)
+    private static func open(_ pcmName: String, format: AudioFormat, with open: ALSAOpener) throws(CaptureError) -> Capture {
+        let pcm = try open(pcmName)
         let periodFrames = max(32, format.sampleRate / Int(periodDuration.timescale))
         let geometry = try pcm.configure(format, periodFrames: periodFrames, periods: periods)
         try pcm.start()
@@ -61,9 +61,9 @@ final class ALSAStream: DeviceStream {
 
     /// The capture again if the card is back, nil while it is away; an error when it is back
     /// but refuses the format, or is busy.
-    private static func reopen(_ pcmName: String, format: AudioFormat) throws(CaptureError) -> Capture? {
+    private static func reopen(_ pcmName: String, format: AudioFormat, with open: ALSAOpener) throws(CaptureError) -> Capture? {
         do {
-            return try open(pcmName, format: format)
+            return try Self.open(pcmName, format: format, with: open)
         } catch where error.code == .deviceNotFound || error.code == .deviceDisconnected {
             return nil
         }
@@ -82,8 +82,6 @@ final class ALSAStream: DeviceStream {
         defer { timeline = placing }
         var xrunPending = false
         while !thread.isStopping {
-            let stall = counters.stall.exchange(0, ordering: .relaxed)
-            if stall > 0 { MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + Int64(stall) * 1_000_000) }
             // A bounded wait, so `stop()` is noticed within 50 ms even when no data comes.
             let ready = pcm.wait(milliseconds: 50)
             if ready == 0 { continue }
@@ -111,7 +109,7 @@ final class ALSAStream: DeviceStream {
                 }
                 continue
             }
-            let now = ALSATimeline.frames(nanoseconds: MonotonicClock.nanoseconds(), rate: rate)
+            let now = MonotonicClock.samples(atNanoseconds: MonotonicClock.nanoseconds(), rate: rate, rounding: .roundTowardNegativeInfinity)
             let placement = placing.place(count: result, now: now, delay: pcm.delay() ?? 0, afterXrun: xrunPending)
             if xrunPending || placement.gapFrames > 0 {
                 // Reported in periods, like a camera reports frames; at least one per xrun.
@@ -121,7 +119,7 @@ final class ALSAStream: DeviceStream {
                 xrunPending = false
             }
             if placement.dueFrame > now {
-                MonotonicClock.sleep(untilNanoseconds: ALSATimeline.nanoseconds(frames: placement.dueFrame, rate: rate))
+                MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds(atSample: placement.dueFrame, rate: rate))
             }
             let buffer = AudioBuffer(format: format, frameCount: result, storage: storage)
             sink.deliver(SampleBuffer(media: .audio(buffer),

@@ -7,7 +7,4 @@ final class ALSAStreamCounters: Sendable {
     let xruns = Atomic<Int>(0)
     /// Frames the timeline found lost (gaps).
     let lostFrames = Atomic<Int>(0)
-    /// When set (milliseconds), the capture thread sleeps that long once before its next read:
-    /// lets a test reproduce a capture thread that was not scheduled in time.
-    let stall = Atomic<Int>(0)
 }

@@ -44,16 +44,6 @@ struct ALSATimeline {
         tolerance = Int64(bufferFrames + rate / 50)
     }
 
-    /// The monotonic clock `nanoseconds` in frames of `rate` (without overflowing for years).
-    static func frames(nanoseconds: Int64, rate: Int) -> Int64 {
-        nanoseconds / 1_000_000_000 * Int64(rate) + nanoseconds % 1_000_000_000 * Int64(rate) / 1_000_000_000
-    }
-
-    /// The monotonic time in nanoseconds of frame `frame` at `rate`.
-    static func nanoseconds(frames frame: Int64, rate: Int) -> Int64 {
-        frame / Int64(rate) * 1_000_000_000 + frame % Int64(rate) * 1_000_000_000 / Int64(rate)
-    }
-
     /// Places `count` frames read at `now` (monotonic frames) with `delay` frames still buffered.
     /// `afterXrun` says the PCM overran since the last read, so frames were certainly lost.
     mutating func place(count: Int, now: Int64, delay: Int, afterXrun: Bool) -> Placement {

@@ -59,7 +59,7 @@ final class FileAudioReader: FileSampleReader, @unchecked Sendable {
     /// priming before the zero is not delayed into the timeline).
     private func firstSampleOffset() -> Int64 {
         let timeBase = decoder.timeBase
-        guard timeBase.isPositive, let zeroMicroseconds, let ticks = FileVideoReader.timestamp(of: frame) else { return 0 }
+        guard timeBase.isPositive, let zeroMicroseconds, let ticks = FileDecoder.timestamp(of: frame) else { return 0 }
         let samples = AVRational(num: 1, den: timescale)
         let start = av_rescale_q(ticks, timeBase, samples)
         let zero = av_rescale_q(zeroMicroseconds, AVRational(num: 1, den: 1_000_000), samples)

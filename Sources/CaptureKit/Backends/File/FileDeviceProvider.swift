@@ -9,9 +9,9 @@ final class FileDeviceProvider: DeviceProvider {
 
     func backends() -> [any DeviceBackend] { devices.withLock { $0 } }
 
-    /// Adds all of `backends` or, when one's unique ID is taken, none.
-    func add(_ backends: [any DeviceBackend]) throws(CaptureError) {
-        let taken = Set(DeviceRegistry.shared.devices().map(\.uniqueID))
+    /// Adds all of `backends` or, when one's unique ID is among `taken` (the devices present
+    /// elsewhere) or already added, none.
+    func add(_ backends: [any DeviceBackend], taken: Set<String>) throws(CaptureError) {
         try devices.withLock { (devices) throws(CaptureError) in
             let ids = devices.map(\.descriptor.uniqueID)
             for backend in backends where taken.contains(backend.descriptor.uniqueID) || ids.contains(backend.descriptor.uniqueID) {

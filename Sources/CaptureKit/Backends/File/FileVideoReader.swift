@@ -43,7 +43,7 @@ final class FileVideoReader: FileSampleReader, @unchecked Sendable {
 
     func next() throws(CaptureError) -> FileSample? {
         guard try decoder.decode(into: frame) else { return nil }
-        let ticks = Self.timestamp(of: frame)
+        let ticks = FileDecoder.timestamp(of: frame)
         let duration = frame.pointee.pkt_duration > 0 ? frame.pointee.pkt_duration * unit : defaultDuration
         let time: Int64
         if let ticks {
@@ -57,13 +57,5 @@ final class FileVideoReader: FileSampleReader, @unchecked Sendable {
         nextGuess = time + duration
         let buffer = try converter.pixelBuffer(from: frame)
         return FileSample(media: .video(buffer), time: time, duration: duration, length: 1)
-    }
-
-    /// The frame's presentation time in stream ticks: libavcodec's best guess, else its pts.
-    static func timestamp(of frame: UnsafeMutablePointer<AVFrame>) -> Int64? {
-        let best = frame.pointee.best_effort_timestamp
-        if best != FFmpeg.noTimestamp { return best }
-        let pts = frame.pointee.pts
-        return pts == FFmpeg.noTimestamp ? nil : pts
     }
 }

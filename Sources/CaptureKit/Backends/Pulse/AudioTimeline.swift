@@ -64,8 +64,8 @@ struct AudioTimeline: Sendable {
     /// the monotonic clock, read (all of them in hand) at `readNanoseconds`.
     mutating func place(frames: Int, measuredStartNanoseconds: Int64, readNanoseconds: Int64) -> Placement {
         // The latest start that ends the buffer by its read time.
-        let latest = Self.samples(flooringNanoseconds: readNanoseconds, rate: sampleRate) - Int64(frames)
-        let measured = min(Self.samples(fromNanoseconds: measuredStartNanoseconds, rate: sampleRate), latest)
+        let latest = MonotonicClock.samples(atNanoseconds: readNanoseconds, rate: sampleRate, rounding: .roundTowardNegativeInfinity) - Int64(frames)
+        let measured = min(MonotonicClock.samples(atNanoseconds: measuredStartNanoseconds, rate: sampleRate, rounding: .roundHalfAwayFromZero), latest)
         var gap: Int64 = 0
         var start: Int64
         if let expected = nextStart {
@@ -152,17 +152,5 @@ struct AudioTimeline: Sendable {
     /// The time of sample `start` as a media time in the sample rate's timescale.
     func time(ofSample start: Int64) -> MediaTime {
         MediaTime(value: start, timescale: Int32(sampleRate))
-    }
-
-    static func samples(fromNanoseconds nanoseconds: Int64, rate: Int) -> Int64 {
-        // Split to stay exact and within Int64 for any uptime.
-        let seconds = nanoseconds / 1_000_000_000
-        let rest = nanoseconds % 1_000_000_000
-        return seconds * Int64(rate) + (rest * Int64(rate) + 500_000_000) / 1_000_000_000
-    }
-
-    /// The last sample time at or before `nanoseconds` (monotonic, non-negative).
-    static func samples(flooringNanoseconds nanoseconds: Int64, rate: Int) -> Int64 {
-        nanoseconds / 1_000_000_000 * Int64(rate) + nanoseconds % 1_000_000_000 * Int64(rate) / 1_000_000_000
     }
 }

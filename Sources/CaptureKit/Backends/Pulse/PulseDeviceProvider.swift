@@ -1,9 +1,9 @@
 import Synchronization
 
 /// The sound server's sources for discovery. Connects on first use (and again after the server
-/// went away) to the server libpulse finds — `$PULSE_SERVER`, else the user's
-/// `$XDG_RUNTIME_DIR/pulse/native` — and never starts one. With no server, discovery finds no
-/// sound-server device after one refused connection (no waiting).
+/// went away) to the server libpulse finds (``SoundServerAddress``: `$PULSE_SERVER`, else the
+/// user's socket, else a system-wide server's) and never starts one. With no server, discovery
+/// finds no sound-server device without trying, or after one refused connection (no waiting).
 ///
 /// Hot-plug: the server's subscription events keep the set of present sources current and are
 /// posted as `CaptureDevice.ConnectionEvent`s.
@@ -24,6 +24,16 @@ final class PulseDeviceProvider: DeviceProvider {
     private let watchers = Mutex<[ObjectIdentifier: (source: String, returned: @Sendable () -> Void)]>([:])
 
     private let state = Mutex(State())
+
+    /// Where presence changes are posted, once the connection hub exists.
+    private let hub = Mutex<DeviceConnectionHub?>(nil)
+
+    func report(to hub: DeviceConnectionHub) { self.hub.withLock { $0 = hub } }
+
+    private func post(_ change: DeviceConnectionHub.Change, _ backends: [PulseSourceBackend]) {
+        guard let hub = hub.withLock({ $0 }) else { return }
+        for backend in backends { hub.post(change, backend) }
+    }
 
     func backends() -> [any DeviceBackend] {
         guard let connection = currentConnection() else { return [] }
@@ -74,7 +84,7 @@ final class PulseDeviceProvider: DeviceProvider {
         if let connection = state.withLock({ $0.connection }), connection.isAlive { return connection }
         // No socket, no server: libpulse is not even loaded up (its context allocates a shared
         // memory pool, which costs time and complains on stderr under a file-size limit).
-        guard PulseServerAddress.mayBeReachable() else { return nil }
+        guard SoundServerAddress.current().mayBeReachable else { return nil }
         let connection: PulseConnection
         do { connection = try PulseConnection.connect() } catch { return nil }
         let id = ObjectIdentifier(connection)
@@ -96,7 +106,7 @@ final class PulseDeviceProvider: DeviceProvider {
             state.present = [:]
             return lost
         }
-        for backend in lost { DeviceConnectionHub.shared.post(.disconnected, backend) }
+        post(.disconnected, lost)
     }
 
     /// Calls `returned` (on the loop thread) whenever the server lists `source` anew, until
@@ -134,10 +144,10 @@ final class PulseDeviceProvider: DeviceProvider {
             }
         }
         for backend in connected {
-            DeviceConnectionHub.shared.post(.connected, backend)
+            post(.connected, [backend])
             let waiting = watchers.withLock { $0.values.filter { $0.source == backend.sourceName }.map(\.returned) }
             for returned in waiting { returned() }
         }
-        for backend in disconnected { DeviceConnectionHub.shared.post(.disconnected, backend) }
+        post(.disconnected, disconnected)
     }
 }

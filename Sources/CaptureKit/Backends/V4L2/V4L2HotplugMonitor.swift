@@ -3,7 +3,7 @@ import Glibc
 
 /// Watches `/dev` with inotify for video nodes coming and going (and changing permissions,
 /// which udev does right after creating them) and calls `changed` after each burst.
-final class V4L2HotplugMonitor: Sendable {
+final class V4L2HotplugMonitor: DeviceWatch {
     private let worker: WorkerThread
 
     /// Starts watching `directory`; `.systemCallFailed` when inotify is unavailable.

@@ -41,17 +41,7 @@ public struct VirtualCameraConfiguration: Sendable {
     }
 
     /// A frame size.
-    public struct Size: Sendable, Hashable {
-        /// Width in pixels.
-        public var width: Int
-        /// Height in pixels.
-        public var height: Int
-        /// A size.
-        public init(width: Int, height: Int) {
-            self.width = width
-            self.height = height
-        }
-    }
+    public typealias Size = VideoDimensions
 }
 
 /// How to make a virtual microphone with ``CaptureDevice/makeVirtualMicrophone(_:)``.

@@ -41,8 +41,6 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
     private struct Consumers {
         weak var delegate: (any CaptureMetadataOutputObjectsDelegate)?
         var queue: DispatchQueue?
-        var streams: [Int: AsyncStream<[MetadataObject]>.Continuation] = [:]
-        var nextStreamID = 0
         var statistics = Statistics(scannedFrames: 0, skippedFrames: 0, framesWithObjects: 0)
     }
 
@@ -59,8 +57,10 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
     private let settings = Mutex(Settings())
     private let consumers = Mutex(Consumers())
     private let engine = Mutex(Engine())
-    /// Read per frame on the device thread: whether anyone listens and any type is asked for.
-    private let active = Atomic<Bool>(false)
+    private let streams = Broadcast<[MetadataObject]>()
+    /// Read per frame on the device thread: whether a delegate is set and any type is asked for.
+    private let hasDelegate = Atomic<Bool>(false)
+    private let wantsTypes = Atomic<Bool>(false)
     private var delivery: DeliveryQueue!
 
     /// How many object batches a stream keeps for a slow reader.
@@ -78,7 +78,7 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
 
     deinit {
         delivery.stop()
-        consumers.withLock { $0.streams.values.forEach { $0.finish() } }
+        streams.finish()
     }
 
     // MARK: What to look for
@@ -107,8 +107,8 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
         settings.withLock {
             $0.types = seen
             $0.orderedTypes = ordered
+            wantsTypes.store(!seen.isEmpty, ordering: .relaxed)
         }
-        updateActive()
     }
 
     /// The part of the picture searched, in metadata coordinates (see ``MetadataObject``);
@@ -133,8 +133,8 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
         consumers.withLock {
             $0.delegate = delegate
             $0.queue = delegate == nil ? nil : (queue ?? DispatchQueue(label: "CaptureKit.metadataObjectsDelegate"))
+            hasDelegate.store(delegate != nil, ordering: .relaxed)
         }
-        updateActive()
     }
 
     /// The delegate, if one is set.
@@ -147,27 +147,15 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
     /// Every access makes an independent stream; a slow reader misses old elements, never
     /// slows capture.
     public var metadataObjects: AsyncStream<[MetadataObject]> {
-        let (stream, continuation) = AsyncStream<[MetadataObject]>.makeStream(bufferingPolicy: .bufferingNewest(Self.streamDepth))
-        let id = consumers.withLock { consumers -> Int in
-            consumers.nextStreamID += 1
-            consumers.streams[consumers.nextStreamID] = continuation
-            return consumers.nextStreamID
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.consumers.withLock { _ = $0.streams.removeValue(forKey: id) }
-            self?.updateActive()
-        }
-        updateActive()
-        return stream
+        streams.makeStream(bufferingPolicy: .bufferingNewest(Self.streamDepth))
     }
 
     /// What the output has scanned and skipped.
     public var statistics: Statistics { consumers.withLock { $0.statistics } }
 
-    private func updateActive() {
-        let listened = consumers.withLock { $0.delegate != nil || !$0.streams.isEmpty }
-        let wanted = settings.withLock { !$0.types.isEmpty }
-        active.store(listened && wanted, ordering: .relaxed)
+    /// Whether anyone listens and any type is asked for; read per frame on the device thread.
+    private var isActive: Bool {
+        wantsTypes.load(ordering: .relaxed) && (hasDelegate.load(ordering: .relaxed) || streams.hasStreams)
     }
 
     // MARK: Session hooks
@@ -176,12 +164,12 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
 
     override func receive(_ sample: SampleBuffer, from connection: CaptureConnection) {
         // Nothing asked for or nobody listening: no frame is queued, converted or scanned.
-        guard active.load(ordering: .relaxed) else { return }
+        guard isActive else { return }
         delivery.enqueue(DeliveryQueue.Item(sample: sample, connection: connection))
     }
 
     override func deviceDidDrop(count: Int, from connection: CaptureConnection) {
-        guard active.load(ordering: .relaxed) else { return }
+        guard isActive else { return }
         delivery.enqueueDrop(DeliveryQueue.Drop(
             frame: DroppedFrame(presentationTimeStamp: .invalid, reason: .discontinuity, count: count), connection: connection))
     }
@@ -203,13 +191,13 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
             session?.reportRuntimeError(error)
             return
         }
-        let (delegate, queue, streams) = consumers.withLock { consumers in
+        let (delegate, queue) = consumers.withLock { consumers in
             consumers.statistics.scannedFrames += 1
             if !objects.isEmpty { consumers.statistics.framesWithObjects += 1 }
-            return (consumers.delegate, consumers.queue, consumers.streams)
+            return (consumers.delegate, consumers.queue)
         }
         guard !objects.isEmpty else { return }
-        for stream in streams.values { stream.yield(objects) }
+        streams.yield(objects)
         if let delegate, let queue {
             // Synchronous, as the data outputs: while the delegate works, newer frames replace
             // each other in the delivery queue instead of piling up.

@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-internal import CFFmpeg
 
 /// One recording, from `startRecording` to the closed file: the encoder thread's side of a
 /// `CaptureMovieFileOutput`.
@@ -224,17 +223,14 @@ final class MovieRecording: @unchecked Sendable {
         }
         let pts90k = fileTime.convertScale(VideoEncoder.timeBase.den).value
         let duration90k = duration.convertScale(VideoEncoder.timeBase.den).value
-        let write = { (packet: UnsafeMutablePointer<AVPacket>) throws(CaptureError) in
-            try self.muxer.write(packet, video: true, from: VideoEncoder.timeBase)
-        }
         if let jpeg = sample.compressedFrame, let source = sample.pixelBuffer,
            encoder.canPassThrough(jpeg, width: source.width, height: source.height, codec: video.settings.videoCodec) {
             // The camera's JPEG is already what an MJPEG recording stores.
-            try encoder.passThrough(jpeg, pts: pts90k, duration: duration90k, write: write)
+            try encoder.passThrough(jpeg, pts: pts90k, duration: duration90k, write: muxer.write)
         } else {
             let target = VideoTarget(pixelFormat: encoder.pixelFormat, width: video.width, height: video.height)
             guard let frame = try sample.converted(to: target).pixelBuffer else { return }
-            try encoder.encode(frame, pts: pts90k, duration: duration90k, write: write)
+            try encoder.encode(frame, pts: pts90k, duration: duration90k, write: muxer.write)
         }
         videoEnd = pts + duration
         progress.withLock {
@@ -323,13 +319,10 @@ final class MovieRecording: @unchecked Sendable {
         let rate = Int32(buffer.format.sampleRate)
         let placement = placer.place(samples, at: timeline.filePosition(of: time, rate: rate), rate: rate, afterLoss: audioLost)
         audioLost = false
-        let write: (UnsafeMutablePointer<AVPacket>) throws(CaptureError) -> Void = { packet throws(CaptureError) in
-            try self.muxer.write(packet, video: false, from: encoder.context.pointee.time_base)
-        }
-        if placement.silence > 0 { try encoder.appendSilence(frames: Int(placement.silence), write: write) }
+        if placement.silence > 0 { try encoder.appendSilence(frames: Int(placement.silence), write: muxer.write) }
         guard !placement.samples.isEmpty else { return }
         try encoder.append(buffer.storage.bytes + Int(placement.samples.lowerBound) * buffer.format.bytesPerFrame,
-                           frames: placement.samples.count, write: write)
+                           frames: placement.samples.count, write: muxer.write)
         progress.withLock { $0.audioSamples = placer.samplesWritten }
     }
 
@@ -400,24 +393,18 @@ final class MovieRecording: @unchecked Sendable {
         // with the last frame when the microphone was behind.
         if let end = videoEnd, let encoder = audioEncoder {
             try flushAudio(upTo: end)
-            let rate = Int32(encoder.context.pointee.sample_rate)
+            let rate = Int32(encoder.sampleRate)
             if configuration.audio?.format.sampleRate == Int(rate) {
                 let padding = placer.padding(to: timeline.filePosition(of: end, rate: rate), rate: rate)
                 if padding > 0 {
-                    try encoder.appendSilence(frames: Int(padding)) { (packet) throws(CaptureError) in
-                        try muxer.write(packet, video: false, from: encoder.context.pointee.time_base)
-                    }
+                    try encoder.appendSilence(frames: Int(padding), write: muxer.write)
                 }
             }
         }
         pendingAudio.removeAll()
-        try videoEncoder?.encode(nil, pts: 0, duration: 0) { (packet) throws(CaptureError) in
-            try muxer.write(packet, video: true, from: VideoEncoder.timeBase)
-        }
+        try videoEncoder?.encode(nil, pts: 0, duration: 0, write: muxer.write)
         if let encoder = audioEncoder {
-            try encoder.finish { (packet) throws(CaptureError) in
-                try muxer.write(packet, video: false, from: encoder.context.pointee.time_base)
-            }
+            try encoder.finish(write: muxer.write)
         }
         try muxer.finish()
         if configuration.fragmentInterval != nil, configuration.container != .mkv {

@@ -70,9 +70,18 @@ public final class CaptureStillImageOutput: CaptureOutput, @unchecked Sendable {
                     queue.async { completionHandler(nil, .internalError("a still was captured without a frame or JPEG data")) }
                     return
                 }
+                // The JPEG travels in the buffer, as a CMSampleBuffer of a still carries its JPEG.
+                let storage: MediaStorage
+                do throws(CaptureError) {
+                    storage = try MediaStorage.allocate(byteCount: jpeg.count)
+                } catch {
+                    queue.async { completionHandler(nil, error) }
+                    return
+                }
+                jpeg.copyBytes(to: storage.bytes.assumingMemoryBound(to: UInt8.self), count: jpeg.count)
                 let buffer = SampleBuffer(media: .video(frame), presentationTimeStamp: source.presentationTimeStamp,
-                                          duration: source.duration, sequenceNumber: source.sequenceNumber)
-                StillImageData.attach(jpeg, to: buffer)
+                                          duration: source.duration, sequenceNumber: source.sequenceNumber,
+                                          compressedFrame: CompressedFrame(codec: .jpeg, storage: storage, byteCount: jpeg.count))
                 queue.async { completionHandler(buffer, nil) }
             case .failure(let error):
                 queue.async { completionHandler(nil, error) }
@@ -100,11 +109,12 @@ public final class CaptureStillImageOutput: CaptureOutput, @unchecked Sendable {
         return try result.get()
     }
 
-    /// The JPEG file of a still (`jpegStillImageNSDataRepresentation(_:)`): the bytes encoded
-    /// at capture, with EXIF, for a buffer this output delivered; any other video sample buffer
-    /// is encoded now (quality 0.9, no EXIF). Nil for audio.
+    /// The JPEG file of a still (`jpegStillImageNSDataRepresentation(_:)`): the bytes the
+    /// buffer carries — encoded at capture, with EXIF, for a buffer this output delivered; as
+    /// the camera coded them for a frame of a Motion-JPEG camera — else the frame encoded now
+    /// (quality 0.9, no EXIF). Nil for audio.
     public static func jpegStillImageDataRepresentation(_ sampleBuffer: SampleBuffer) -> Data? {
-        if let data = StillImageData.data(for: sampleBuffer) { return data }
+        if let compressed = sampleBuffer.compressedFrame, compressed.codec == .jpeg { return Data(compressed.bytes) }
         guard let frame = sampleBuffer.pixelBuffer else { return nil }
         return try? JPEGEncoder.encode(frame, quality: 90, metadata: nil)
     }

@@ -65,13 +65,12 @@ public final class CaptureVideoPreview: CaptureOutput, @unchecked Sendable {
         var presented = 0
         var deviceDrops = 0
         var isClosed = false
-        var streams: [Int: AsyncStream<PresentedFrame>.Continuation] = [:]
-        var nextStreamID = 0
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
         var lastError: CaptureError?
     }
 
     private let state = Mutex(State())
+    private let streams = Broadcast<PresentedFrame>()
     private let slot = NewestFrameSlot()
     private let open = Atomic<Bool>(true)
     private var window: PreviewWindow?
@@ -145,21 +144,7 @@ public final class CaptureVideoPreview: CaptureOutput, @unchecked Sendable {
     public var lastError: CaptureError? { state.withLock { $0.lastError } }
 
     /// A new stream of the frames reaching the screen; ends when the window closes.
-    public var presentedFrames: AsyncStream<PresentedFrame> {
-        let (stream, continuation) = AsyncStream<PresentedFrame>.makeStream(bufferingPolicy: .bufferingNewest(8))
-        let id = state.withLock { state -> Int? in
-            guard !state.isClosed else { return nil }
-            state.nextStreamID += 1
-            state.streams[state.nextStreamID] = continuation
-            return state.nextStreamID
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.streams.removeValue(forKey: id) } }
-        return stream
-    }
+    public var presentedFrames: AsyncStream<PresentedFrame> { streams.makeStream(bufferingPolicy: .bufferingNewest(8)) }
 
     /// Closes the window and removes the preview from its session. Safe to call more than once.
     public func close() {
@@ -228,25 +213,21 @@ public final class CaptureVideoPreview: CaptureOutput, @unchecked Sendable {
     private func didPresent(_ sequenceNumber: UInt64, _ geometry: PreviewGeometry) {
         let frame = PresentedFrame(sequenceNumber: sequenceNumber, viewWidth: geometry.viewWidth, viewHeight: geometry.viewHeight,
                                    gravity: geometry.gravity, rotation: geometry.rotation, isMirrored: geometry.isMirrored)
-        let streams = state.withLock { state in
+        state.withLock { state in
             state.presented += 1
             state.geometry = geometry
-            return Array(state.streams.values)
         }
-        for stream in streams { stream.yield(frame) }
+        streams.yield(frame)
     }
 
     private func didClose() {
         open.store(false, ordering: .releasing)
-        let (streams, waiters) = state.withLock { state in
+        let waiters = state.withLock { state in
             state.isClosed = true
-            defer {
-                state.streams.removeAll()
-                state.closeWaiters.removeAll()
-            }
-            return (Array(state.streams.values), state.closeWaiters)
+            defer { state.closeWaiters.removeAll() }
+            return state.closeWaiters
         }
-        for stream in streams { stream.finish() }
+        streams.finish()
         for waiter in waiters { waiter.resume() }
     }
 }

@@ -69,11 +69,4 @@ struct ALSATimelineTests {
         }
         #expect(!timeline.isUnpaced, "within the tolerance it could still be a paced PCM's burst")
     }
-
-    @Test func clockConversionsRoundTrip() {
-        let nanoseconds: Int64 = 1_234_567 * 1_000_000_000 + 500_000_000
-        let frames = ALSATimeline.frames(nanoseconds: nanoseconds, rate: 48_000)
-        #expect(frames == 1_234_567 * 48_000 + 24_000)
-        #expect(ALSATimeline.nanoseconds(frames: frames, rate: 48_000) == nanoseconds)
-    }
 }

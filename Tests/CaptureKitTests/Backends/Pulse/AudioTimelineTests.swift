@@ -83,7 +83,7 @@ struct AudioTimelineTests {
             if let previousEnd, placement.start != previousEnd { steps += 1 }
             #expect(placement.gap == 0)
             previousEnd = placement.start + Int64(Self.frames)
-            worst = max(worst, abs(placement.start - AudioTimeline.samples(fromNanoseconds: measured, rate: Self.rate)))
+            worst = max(worst, abs(placement.start - MonotonicClock.samples(atNanoseconds: measured, rate: Self.rate, rounding: .roundHalfAwayFromZero)))
         }
         // 12 ms of drift over the minute, followed in steps of about 5 ms.
         #expect(steps >= 1 && steps <= 4, "\(steps) corrections")
@@ -108,7 +108,7 @@ struct AudioTimelineTests {
             if let previousEnd, placement.start != previousEnd { steps.append(placement.start - previousEnd) }
             if !buffer.endsByRead(placement) { late += 1 }
             previousEnd = placement.start + Int64(Self.frames)
-            worst = max(worst, abs(placement.start - AudioTimeline.samples(fromNanoseconds: captured, rate: Self.rate)))
+            worst = max(worst, abs(placement.start - MonotonicClock.samples(atNanoseconds: captured, rate: Self.rate, rounding: .roundHalfAwayFromZero)))
         }
         #expect(late == 0, "\(late) buffers end after their read time")
         // 12 ms over the minute: about one step back per 2.5 ms of drift (2 ms of read delay
@@ -151,7 +151,7 @@ struct AudioTimelineTests {
             let placement = timeline.place(frames: Self.frames, measuredStartNanoseconds: buffer.measured, readNanoseconds: buffer.read)
             if !buffer.endsByRead(placement) { late.append(index) }
             // At its capture time, within the one sample the read's rounding costs.
-            let truth = AudioTimeline.samples(fromNanoseconds: captured, rate: Self.rate)
+            let truth = MonotonicClock.samples(atNanoseconds: captured, rate: Self.rate, rounding: .roundHalfAwayFromZero)
             #expect((-1...0).contains(placement.start - truth), "buffer \(index) placed \(placement.start - truth) samples off")
         }
         #expect(late.isEmpty, "\(late.count) buffers end after their read time, first \(late.prefix(5))")
@@ -197,7 +197,7 @@ struct AudioTimelineTests {
             if let previousEnd, placement.start != previousEnd { corrections.append(placement.start - previousEnd) }
             if !buffer.endsByRead(placement) { late += 1 }
             previousEnd = placement.start + Int64(Self.frames)
-            worst = max(worst, abs(placement.start - AudioTimeline.samples(fromNanoseconds: captured, rate: Self.rate)))
+            worst = max(worst, abs(placement.start - MonotonicClock.samples(atNanoseconds: captured, rate: Self.rate, rounding: .roundHalfAwayFromZero)))
         }
         let lag = Int64(6_000 * Self.frames) * Int64(slow) / 1_000_000   // samples the source fell behind
         #expect(late == 0, "\(late) buffers end after their read time")

@@ -43,7 +43,7 @@ extension RealTimeCaptureTests {
             // again, without waiting for anything: with no socket to connect to, discovery does
             // not try (so it cannot wait for the connection's timeout).
             await AudioDaemons.withoutSoundServer {
-                #expect(!PulseServerAddress.mayBeReachable(), "no server socket, so no connection attempt")
+                #expect(!SoundServerAddress.current().mayBeReachable, "no server socket, so no connection attempt")
                 let started = ContinuousClock.now
                 let devices = CaptureDevice.allDevices
                 #expect(ContinuousClock.now - started < PulseConnection.replyTimeout, "discovery without a server waited for a timeout")

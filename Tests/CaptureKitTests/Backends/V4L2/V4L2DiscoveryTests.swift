@@ -144,7 +144,7 @@ extension V4L2DiscoveryTests {
         let opener = PathOpener([node: script])
         let provider = V4L2DeviceProvider(discovery: V4L2Discovery(devDirectory: root.path, sysRoot: root.path, opener: opener))
         let devices = Mutex<[String: CaptureDevice]>([:])
-        let hub = DeviceConnectionHub(directory: root.path, invalidate: { provider.invalidate() }) {
+        let hub = DeviceConnectionHub(registry: .shared, watch: { try? V4L2HotplugMonitor(directory: root.path, changed: $0) }, invalidate: { provider.invalidate() }) {
             // As DeviceRegistry does: one CaptureDevice per backend.
             devices.withLock { known in
                 var present: [String: CaptureDevice] = [:]

@@ -1,14 +1,4 @@
 extension CaptureDevice {
-    /// A device appearing or going away (`AVCaptureDeviceWasConnected` /
-    /// `AVCaptureDeviceWasDisconnected`).
-    public enum ConnectionEvent: Sendable {
-        /// A device appeared: a camera plugged in (its node appeared and could be opened), a
-        /// sound-server source loaded.
-        case connected(CaptureDevice)
-        /// A device went away; sessions using it are interrupted.
-        case disconnected(CaptureDevice)
-    }
-
     /// Device arrivals and removals from now on: cameras noticed by watching `/dev` with inotify,
     /// microphones by the sound server's subscription events. Making the stream runs discovery
     /// once, so that backends connect to what they watch. Stop listening by ending the

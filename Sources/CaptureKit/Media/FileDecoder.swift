@@ -133,4 +133,12 @@ final class FileDecoder: @unchecked Sendable {
         error.message = "\(what): \(FFmpeg.message(result))"
         return error
     }
+
+    /// The frame's presentation time in stream ticks: libavcodec's best guess, else its pts.
+    static func timestamp(of frame: UnsafeMutablePointer<AVFrame>) -> Int64? {
+        let best = frame.pointee.best_effort_timestamp
+        if best != FFmpeg.noTimestamp { return best }
+        let pts = frame.pointee.pts
+        return pts == FFmpeg.noTimestamp ? nil : pts
+    }
 }

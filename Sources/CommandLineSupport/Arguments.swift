@@ -1,14 +1,19 @@
 import CaptureKit
 
-/// A subcommand's arguments, parsed against what it accepts: `--name value` options,
-/// `--flag` switches and positional words (all words after `--` are positional). Anything else,
-/// and any other word that starts with `-`, is a usage error.
-struct Arguments {
-    private(set) var positional: [String] = []
-    private var values: [String: String] = [:]
+/// A command's arguments, parsed against the options it accepts (``CommandOption``):
+/// `--name value` or `--name=value` options, `--flag` switches and positional words (all words
+/// after `--` are positional). Anything else, and any other word that starts with `-`, is a
+/// ``UsageError``. An option given twice keeps every value (``values(_:)``); ``value(_:)`` is
+/// the last.
+public struct Arguments: Sendable {
+    /// The words that are not options, in order.
+    public private(set) var positional: [String] = []
+    private var given: [String: [String]] = [:]
     private var flags: Set<String> = []
 
-    init(_ words: [String], options: Set<String>, flags allowedFlags: Set<String>) throws(UsageError) {
+    /// Parses `words` (the words after the command's name) against `options`.
+    public init(_ words: [String], accepting options: [CommandOption]) throws(UsageError) {
+        let byName = Dictionary(options.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var index = 0
         while index < words.count {
             let word = words[index]
@@ -32,29 +37,32 @@ struct Arguments {
                 inlineValue = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
             }
-            if allowedFlags.contains(name), inlineValue == nil {
+            guard let option = byName[name] else { throw UsageError("unknown option --\(name)") }
+            if !option.takesValue {
+                guard inlineValue == nil else { throw UsageError("--\(name) takes no value") }
                 flags.insert(name)
-            } else if options.contains(name) {
-                if let inlineValue {
-                    values[name] = inlineValue
-                } else {
-                    guard index < words.count else { throw UsageError("--\(name) needs a value") }
-                    values[name] = words[index]
-                    index += 1
-                }
+            } else if let inlineValue {
+                given[name, default: []].append(inlineValue)
             } else {
-                throw UsageError("unknown option --\(name)")
+                guard index < words.count else { throw UsageError("--\(name) needs a value") }
+                given[name, default: []].append(words[index])
+                index += 1
             }
         }
     }
 
-    func has(_ flag: String) -> Bool { flags.contains(flag) }
+    /// Whether the switch `flag` was given.
+    public func has(_ flag: String) -> Bool { flags.contains(flag) }
 
-    func value(_ name: String) -> String? { values[name] }
+    /// The value of option `name` (the last, when given more than once), or nil.
+    public func value(_ name: String) -> String? { given[name]?.last }
+
+    /// Every value of option `name`, in order.
+    public func values(_ name: String) -> [String] { given[name] ?? [] }
 
     /// An integer option within `range`, or `defaultValue` when absent.
-    func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(UsageError) -> Int {
-        guard let text = values[name] else { return defaultValue }
+    public func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let text = value(name) else { return defaultValue }
         guard let number = Int(text), range.contains(number) else {
             throw UsageError("--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), not '\(text)'")
         }
@@ -62,19 +70,17 @@ struct Arguments {
     }
 
     /// A `WIDTHxHEIGHT` option, or nil when absent.
-    func size(_ name: String) throws(UsageError) -> (width: Int, height: Int)? {
-        guard let text = values[name] else { return nil }
+    public func size(_ name: String) throws(UsageError) -> (width: Int, height: Int)? {
+        guard let text = value(name) else { return nil }
         let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
         guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
             throw UsageError("--\(name) must look like 1280x720, not '\(text)'")
         }
         return (parts[0], parts[1])
     }
-}
 
-extension Arguments {
-    /// A duration option: `10s`, `1.5s`, `500ms`, `2m`, or plain seconds; nil when absent.
-    func duration(_ name: String) throws(UsageError) -> MediaTime? {
+    /// A duration option: `10s`, `1.5s`, `500ms`, `2m`, `1h`, or plain seconds; nil when absent.
+    public func duration(_ name: String) throws(UsageError) -> MediaTime? {
         guard let text = value(name)?.lowercased() else { return nil }
         let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("", 1)]
         for unit in units where text.hasSuffix(unit.suffix) {
@@ -86,10 +92,4 @@ extension Arguments {
         }
         throw UsageError("--\(name) must look like 10s, 500ms or 2m, not '\(text)'")
     }
-}
-
-/// A mistake in the command line: printed with the subcommand's usage, exit status 64.
-struct UsageError: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
 }

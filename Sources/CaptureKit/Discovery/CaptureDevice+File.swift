@@ -40,7 +40,7 @@ extension CaptureDevice {
         guard !backends.isEmpty else {
             throw CaptureError(.unsupportedFile, "the file has neither a video nor an audio stream", path: input.path)
         }
-        try FileDeviceProvider.shared.add(backends)
+        try FileDeviceProvider.shared.add(backends, taken: Set(DeviceRegistry.shared.devices().map(\.uniqueID)))
         let devices = DeviceRegistry.shared.devices()
         func device(_ backend: (any DeviceBackend)?) -> CaptureDevice? {
             guard let backend else { return nil }

@@ -1,0 +1,24 @@
+// The one place that names every built-in backend. Layers below (Devices) define what a
+// registry and a connection hub are; backends provide devices; this file puts them together,
+// so that adding a backend means adding its provider here and nowhere in Devices.
+
+extension DeviceRegistry {
+    /// Every built-in backend, in discovery order: cameras, virtual and file devices, sound
+    /// server sources, then ALSA cards (listed only when no sound server has them).
+    static let shared = DeviceRegistry(providers: [V4L2DeviceProvider.shared, VirtualDeviceProvider.shared,
+                                                   FileDeviceProvider.shared, PulseDeviceProvider.shared, ALSADeviceProvider.shared])
+}
+
+extension DeviceConnectionHub {
+    /// Connection events of the built-in devices: cameras by watching `/dev`, sound-server
+    /// sources posted by their provider.
+    static let shared: DeviceConnectionHub = {
+        let registry = DeviceRegistry.shared
+        let hub = DeviceConnectionHub(registry: registry, watch: { try? V4L2HotplugMonitor(directory: "/dev", changed: $0) },
+                                      invalidate: { V4L2DeviceProvider.shared.invalidate() }) {
+            Dictionary(registry.devices().filter { !$0.isVirtual }.map { ($0.uniqueID, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        for provider in registry.providers { provider.report(to: hub) }
+        return hub
+    }()
+}

@@ -1,0 +1,20 @@
+internal import CFFmpeg
+
+/// One packet an encoder made (or passed through), lent to a sink for the duration of the call:
+/// the coded bytes with their timing in the encoder's time base, and the track they belong to.
+/// What every sink takes — the movie muxer today — so that no output names an FFmpeg type.
+struct EncodedPacket {
+    /// Which track of the file.
+    enum Track: Sendable {
+        case video, audio
+    }
+
+    let track: Track
+    /// The packet itself, valid only during the call it was lent to.
+    let packet: UnsafeMutablePointer<AVPacket>
+    /// The time base of the packet's timestamps.
+    let timeBase: AVRational
+}
+
+/// Where an encoder hands its packets, one at a time.
+typealias PacketSink = (EncodedPacket) throws(CaptureError) -> Void

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Fails when a file of the CaptureKit module names a type of a layer above its own.
+
+The layers, lowest first, are LAYERS below (docs/ARCHITECTURE.md explains each). A file may use
+types of its own layer and of the layers below. In a layer made of sibling folders (one per
+backend, output or preview), a sibling may use the layer's own top-level files but not another
+sibling, and the top-level files may not use the siblings.
+
+The check reads declarations, not the compiler's index: a type is recognised by its top-level
+`class`/`struct`/`enum`/`protocol`/`actor`/`typealias` and a use by the type's name outside
+comments and string literals. Members added by an extension in a higher layer are not seen;
+the layer rule applies to them all the same.
+
+Usage: scripts/check-layers.py [--graph]   (run from the repository's root)
+"""
+import collections
+import os
+import re
+import sys
+
+ROOT = "Sources/CaptureKit"
+LAYERS = ["Core", "Support", "Media", "Library", "Devices", "Backends", "Discovery",
+          "Session", "Outputs", "Manager", "Preview"]
+
+DECLARATION = re.compile(
+    r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|fileprivate|private|final|indirect|nonisolated)\s+)*"
+    r"(?:class|struct|enum|protocol|actor|typealias)\s+([A-Z]\w*)", re.M)
+NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"', re.S)
+NAME = re.compile(r"\b[A-Z]\w*\b")
+
+
+def place(path):
+    """(layer index, sibling folder or None) of a source file."""
+    parts = os.path.relpath(path, ROOT).split(os.sep)
+    if parts[0] not in LAYERS:
+        sys.exit(f"check-layers: {path} is in no layer; add its folder to LAYERS and docs/ARCHITECTURE.md")
+    return LAYERS.index(parts[0]), (parts[1] if len(parts) > 2 else None)
+
+
+def label(where):
+    layer, sibling = where
+    return LAYERS[layer] + (f"/{sibling}" if sibling else "")
+
+
+def allowed(user, used):
+    if used[0] != user[0]:
+        return used[0] < user[0]
+    return used[1] is None or used[1] == user[1]
+
+
+def main():
+    sources = {}
+    for directory, _, names in os.walk(ROOT):
+        for name in names:
+            if name.endswith(".swift"):
+                path = os.path.join(directory, name)
+                with open(path, encoding="utf-8") as file:
+                    sources[path] = file.read()
+    owners = collections.defaultdict(set)
+    for path, text in sources.items():
+        for match in DECLARATION.finditer(text):
+            owners[match.group(1)].add(place(path))
+    failures = []
+    for name, places in sorted(owners.items()):
+        if len(places) > 1:
+            failures.append(f"{name} is declared in {', '.join(sorted(map(label, places)))}: one of each concept")
+    graph = collections.defaultdict(set)
+    for path, text in sorted(sources.items()):
+        user = place(path)
+        for name in sorted(set(NAME.findall(NOISE.sub("", text)))):
+            for used in owners.get(name, ()):
+                if used == user:
+                    continue
+                graph[(label(user), label(used))].add(name)
+                if not allowed(user, used):
+                    failures.append(f"{path} ({label(user)}) uses {name} of {label(used)}, a layer above it")
+    if "--graph" in sys.argv:
+        for (user, used), names in sorted(graph.items()):
+            print(f"{user} -> {used}: {', '.join(sorted(names))}")
+    for failure in failures:
+        print(f"check-layers: {failure}", file=sys.stderr)
+    if failures:
+        print(f"check-layers: {len(failures)} problem(s); the layer order is in docs/ARCHITECTURE.md", file=sys.stderr)
+        return 1
+    print(f"check-layers: {len(sources)} files in {len(LAYERS)} layers, no upward use")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
