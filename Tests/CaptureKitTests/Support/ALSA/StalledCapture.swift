@@ -8,6 +8,8 @@ import Testing
 /// session's output saw.
 struct StalledCapture {
     var lostFrames: Int
+    /// Overruns the stream recovered from after the stall was armed.
+    var xruns: Int
     /// Jumps between consecutive buffers' timestamps (seconds), where they did not join.
     var gaps: [Double]
     var drops: [DroppedFrame]
@@ -27,6 +29,7 @@ struct StalledCapture {
         defer { try? session.stopRunning() }
         #expect(await recorder.samples.wait(forCount: 30, timeout: .seconds(30)))
         let lostBefore = backend.counters.lostFrames.load(ordering: .relaxed)
+        let xrunsBefore = backend.counters.xruns.load(ordering: .relaxed)
         stall.milliseconds.store(stallMilliseconds, ordering: .relaxed)
         if expectDrop {
             #expect(await recorder.drops.wait(forCount: 1, timeout: .seconds(30)), "the loss is reported")
@@ -41,6 +44,7 @@ struct StalledCapture {
             (next.sample.presentationTimeStamp - (previous.sample.presentationTimeStamp + previous.sample.duration)).seconds
         }
         return StalledCapture(lostFrames: backend.counters.lostFrames.load(ordering: .relaxed) - lostBefore,
+                              xruns: backend.counters.xruns.load(ordering: .relaxed) - xrunsBefore,
                               gaps: jumps.filter { $0 != 0 }, drops: recorder.drops.items, buffers: samples, log: recorder.log.items)
     }
 }
