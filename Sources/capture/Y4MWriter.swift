@@ -2,7 +2,7 @@ import CaptureKit
 import Foundation
 
 /// Writes 4:2:0 frames as a YUV4MPEG2 stream (what ffmpeg, ffplay and x264 read).
-final class Y4MWriter: @unchecked Sendable {
+final class Y4MWriter {
     private let handle: FileHandle
     private let path: String
     private var wroteHeader = false

@@ -3,7 +3,7 @@
 /// ```swift
 /// let levels = buffer.floatSamples()   // any sample format, as Float in −1...1
 /// ```
-public final class AudioBuffer: @unchecked Sendable {
+public final class AudioBuffer: Sendable {
     /// The sample layout.
     public let format: AudioFormat
     /// Frames in the buffer (a frame is one sample of every channel).

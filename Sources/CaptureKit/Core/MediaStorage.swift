@@ -8,6 +8,7 @@ import Glibc
 /// no frame memory. Device backends can wrap memory they own (a V4L2 mmap buffer) and get a
 /// callback when the last consumer lets go.
 final class MediaStorage: @unchecked Sendable {
+    // Unchecked Sendable: memory written before it is published and only read after.
     let bytes: UnsafeMutableRawPointer
     let byteCount: Int
     private let release: Release
@@ -57,6 +58,7 @@ final class MediaStorage: @unchecked Sendable {
 final class StoragePool: Sendable {
     let blockSize: Int
     let maximumIdle: Int
+    // Unchecked Sendable: the pool's idle blocks, touched only under the pool's lock.
     private struct Idle: @unchecked Sendable { var blocks: [UnsafeMutableRawPointer] = [] }
     private let idle = Mutex(Idle())
 

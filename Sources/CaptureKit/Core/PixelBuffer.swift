@@ -10,7 +10,7 @@ import Glibc
 /// let buffer = try PixelBuffer(width: 640, height: 480, pixelFormat: .nv12)
 /// buffer.withUnsafeMutableBytes(ofPlane: 0) { luma in luma.initializeMemory(as: UInt8.self, repeating: 16) }
 /// ```
-public final class PixelBuffer: @unchecked Sendable {
+public final class PixelBuffer: Sendable {
     /// Width in pixels.
     public let width: Int
     /// Height in pixels.

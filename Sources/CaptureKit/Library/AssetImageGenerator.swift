@@ -53,7 +53,7 @@ public final class AssetImageGenerator: Sendable {
     }
 
     /// A decoder for the asset's file and the scaler that goes with it.
-    private final class Engine: @unchecked Sendable {
+    private final class Engine: Sendable {
         let seeker: AssetFrameSeeker
         let scaler: AssetImageScaler
 

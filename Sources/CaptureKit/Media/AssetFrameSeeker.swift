@@ -18,6 +18,7 @@ import Foundation
 /// decode time, with B-frames), the seek is retried further back, down to the start.
 /// Photos and cover art are single pictures: every time gives that picture, at time zero.
 final class AssetFrameSeeker: @unchecked Sendable {
+    // Unchecked Sendable: an FFmpeg decoder used by one thread at a time.
     /// What to find: a numeric `time`, and non-negative (or infinite) tolerances.
     struct Request {
         var time: MediaTime

@@ -8,6 +8,7 @@ internal import CFFmpeg
 /// the `ffmpeg` command's scale filter does, so a thumbnail matches what ffmpeg decodes.
 /// Used by one thread at a time; keeps its scaler context between frames.
 final class AssetImageScaler: @unchecked Sendable {
+    // Unchecked Sendable: an FFmpeg scaler used by one thread at a time.
     let path: String
     private var context: OpaquePointer?
 

@@ -4,6 +4,7 @@ import Foundation
 /// Decodes one stream of a media file from its start to its end: its own `AVFormatContext`
 /// (other streams discarded by the demuxer) and `AVCodecContext`. Used by one thread at a time.
 final class FileDecoder: @unchecked Sendable {
+    // Unchecked Sendable: an FFmpeg decoder used by one thread at a time.
     let input: MediaInput
     let stream: UnsafeMutablePointer<AVStream>
     private let codec: UnsafeMutablePointer<AVCodecContext>

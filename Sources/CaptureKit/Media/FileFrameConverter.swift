@@ -6,6 +6,7 @@ internal import CFFmpeg
 /// 4:4:4, full-range `yuvj`) is converted once with libswscale into a pooled buffer.
 /// Used by one thread at a time.
 final class FileFrameConverter: @unchecked Sendable {
+    // Unchecked Sendable: an FFmpeg scaler used by one thread at a time.
     let pixelFormat: PixelFormat
     let width: Int
     let height: Int

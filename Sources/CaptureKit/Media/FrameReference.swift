@@ -3,6 +3,7 @@ internal import CFFmpeg
 /// Owns a decoded frame handed out by reference; frees it (returning its buffers to the
 /// decoder's pools) when the pixel buffer wrapping it is released.
 final class FrameReference: @unchecked Sendable {
+    // Unchecked Sendable: an AVFrame released exactly once, by the last holder of its pixels.
     private var frame: UnsafeMutablePointer<AVFrame>?
 
     init(_ frame: UnsafeMutablePointer<AVFrame>) { self.frame = frame }

@@ -73,6 +73,7 @@ package enum JPEGEncoder {
     /// One TurboJPEG compressor with its scratch planes and output buffer. Contexts are pooled:
     /// a handle is not thread-safe, and its buffers are worth keeping between photos.
     private final class Context: @unchecked Sendable {
+        // Unchecked Sendable: an encoder or scaler context of a C library, used by one thread at a time.
         private static let idle = Mutex<[Context]>([])
         private static let maximumIdle = 2
 

@@ -6,6 +6,7 @@ import Glibc
 /// prober and the file-backed devices, so both report the same errors for the same file.
 /// Used by one thread at a time (libavformat contexts are not thread-safe), hence unchecked.
 final class MediaInput: @unchecked Sendable {
+    // Unchecked Sendable: an FFmpeg demuxer used by one thread at a time.
     let context: UnsafeMutablePointer<AVFormatContext>
     let path: String
 

@@ -11,6 +11,7 @@ final class PixelConverter: Sendable {
         var target: PixelFormat, targetWidth: Int, targetHeight: Int
     }
 
+    // Unchecked Sendable: an encoder or scaler context of a C library, used by one thread at a time.
     private struct Context: @unchecked Sendable { let pointer: OpaquePointer }
     private let idleContexts = Mutex<[Key: [Context]]>([:])
     private let pools = Mutex<[Key: PixelBufferPool]>([:])

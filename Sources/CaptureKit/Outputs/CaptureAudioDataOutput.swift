@@ -12,6 +12,7 @@ import Synchronization
 /// try session.addOutput(output)
 /// ```
 public final class CaptureAudioDataOutput: SampleBufferOutput, @unchecked Sendable {
+    // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     static let queueDepth = 64
 
     private let settings = Mutex(AudioTarget())

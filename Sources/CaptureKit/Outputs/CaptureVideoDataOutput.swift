@@ -10,6 +10,7 @@ import Synchronization
 /// try session.addOutput(output)
 /// ```
 public final class CaptureVideoDataOutput: SampleBufferOutput, @unchecked Sendable {
+    // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     private let settings = Mutex(VideoTarget())
     private let discardsLate = Atomic<Bool>(true)
 

@@ -7,6 +7,7 @@ import Foundation
 /// and before every sample captured after them, so sequence numbers between two delivered
 /// samples are exactly the drops reported between them.
 final class DeliveryQueue: @unchecked Sendable {
+    // Unchecked Sendable: its state is guarded by an NSCondition (a wait Mutex cannot do).
     struct Item: Sendable {
         var sample: SampleBuffer
         var connection: CaptureConnection

@@ -4,6 +4,7 @@ import Synchronization
 /// What video and audio data outputs share: a delegate on a queue, `AsyncStream`s of samples,
 /// a delivery thread of their own and counters of what was delivered and dropped.
 public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
+    // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     /// What an output has delivered and dropped since it was made.
     public struct Statistics: Sendable, Hashable {
         /// Samples handed to the delegate or streams.

@@ -4,6 +4,7 @@ import Foundation
 /// frame not yet taken is replaced (and counted) by the next, so a slow consumer never holds
 /// up capture and never falls behind.
 final class NewestFrameSlot: @unchecked Sendable {
+    // Unchecked Sendable: its state is guarded by an NSCondition (a wait Mutex cannot do).
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var frame: SampleBuffer?

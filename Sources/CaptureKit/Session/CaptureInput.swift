@@ -1,6 +1,7 @@
 /// A source of media for a session (`AVCaptureInput`). The one kind today is
 /// ``CaptureDeviceInput``.
 public class CaptureInput: @unchecked Sendable, Hashable {
+    // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     /// One stream of media an input offers (`AVCaptureInput.Port`).
     public struct Port: Sendable, Hashable {
         /// What the port carries.
@@ -25,6 +26,7 @@ public class CaptureInput: @unchecked Sendable, Hashable {
 /// if session.canAddInput(input) { try session.addInput(input) }
 /// ```
 public final class CaptureDeviceInput: CaptureInput, @unchecked Sendable {
+    // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     /// The device.
     public let device: CaptureDevice
 

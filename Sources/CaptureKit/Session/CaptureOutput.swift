@@ -3,6 +3,7 @@ import Synchronization
 /// Where a session sends media (`AVCaptureOutput`). Use one of the concrete outputs:
 /// ``CaptureVideoDataOutput``, ``CaptureAudioDataOutput``.
 public class CaptureOutput: @unchecked Sendable, Hashable {
+    // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     private struct Links {
         var connections: [CaptureConnection] = []
         weak var session: CaptureSession?

@@ -4,6 +4,7 @@
 /// lets go of it). Unchecked because the one take happens-after the hand-off, when the worker
 /// thread starts.
 final class ThreadHandOff<Value>: @unchecked Sendable {
+    // Unchecked Sendable: moves a value into a thread body exactly once (Foundation.Thread takes only @Sendable closures).
     private var value: Value?
 
     init(_ value: Value) { self.value = value }

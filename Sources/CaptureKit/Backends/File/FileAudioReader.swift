@@ -5,6 +5,7 @@ import Foundation
 /// device's format (converted with libswresample), timed in samples. Times count the samples
 /// delivered from the first frame's position on, so consecutive buffers join exactly.
 final class FileAudioReader: FileSampleReader, @unchecked Sendable {
+    // Unchecked Sendable: FFmpeg decoder state confined to the file device's stream thread.
     let timescale: Int32
     private let decoder: FileDecoder
     private let format: AudioFormat

@@ -4,6 +4,7 @@ import Foundation
 /// One pass through a file's main video stream: decoded frames as pixel buffers, timed in the
 /// stream's own time base (so a 1/15360 MP4 keeps every tick).
 final class FileVideoReader: FileSampleReader, @unchecked Sendable {
+    // Unchecked Sendable: FFmpeg decoder state confined to the file device's stream thread.
     let timescale: Int32
     private let decoder: FileDecoder
     private let converter: FileFrameConverter

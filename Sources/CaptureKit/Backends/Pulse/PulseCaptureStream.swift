@@ -10,6 +10,7 @@ import Synchronization
 /// instead of silently moving it to another source, and that ending is reported as the device's
 /// disconnection — as is the server going away.
 final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
+    // Unchecked Sendable: libpulse objects used only under the connection's main-loop lock.
     private let connection: PulseConnection
     private let sourceName: String
     private let deviceID: String

@@ -10,6 +10,7 @@ import Synchronization
 /// Replies are awaited on a semaphore with a timeout, not with `pa_threaded_mainloop_wait`, so a
 /// server that stops answering makes discovery fail after the timeout instead of hanging.
 final class PulseConnection: @unchecked Sendable {
+    // Unchecked Sendable: libpulse objects used only under the threaded main loop's lock.
     /// What the server tells its subscribers, already reduced to what discovery needs.
     enum Change: Sendable {
         case sourceAdded(PulseSourceInfo)
@@ -102,6 +103,7 @@ final class PulseConnection: @unchecked Sendable {
 
     /// The loop and context, closed together.
     private struct LoopResources: @unchecked Sendable {
+        // Unchecked Sendable: libpulse main loop and context pointers, used under the loop's lock.
         let mainloop: OpaquePointer
         let context: OpaquePointer
 

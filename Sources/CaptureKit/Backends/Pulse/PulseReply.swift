@@ -4,6 +4,7 @@ import Dispatch
 /// What the callbacks of one libpulse request collect. Written on the loop thread, read by the
 /// requester after `done` is signalled (the semaphore orders the two).
 final class PulseReply<Value>: @unchecked Sendable {
+    // Unchecked Sendable: filled on the libpulse loop thread before the semaphore is signalled, read after.
     var values: [Value] = []
     private(set) var failed = false
     let done = DispatchSemaphore(value: 0)

@@ -10,6 +10,7 @@ import Synchronization
 /// mappings.
 final class V4L2BufferRing: Sendable {
     struct Buffer: @unchecked Sendable {
+        // Unchecked Sendable: a driver buffer's mapping: the pointer is fixed for the ring's life.
         let index: Int
         let base: UnsafeMutableRawPointer
         let length: Int

@@ -21,6 +21,7 @@ import Synchronization
 /// }
 /// ```
 public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
+    // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     /// What the output has scanned and skipped since it was made.
     public struct Statistics: Sendable, Hashable {
         /// Frames searched for codes.

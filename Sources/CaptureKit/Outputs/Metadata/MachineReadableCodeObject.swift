@@ -13,6 +13,7 @@ import Foundation
 /// }
 /// ```
 public final class MachineReadableCodeObject: MetadataObject, @unchecked Sendable {
+    // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     /// The decoded text: the payload as UTF-8, or as ISO 8859-1 (QR's default character set)
     /// when it is not valid UTF-8. Digits of EAN/UPC codes include the check digit.
     public let stringValue: String?

@@ -8,6 +8,7 @@ import Foundation
 /// by the connection's `videoRotationAngle`, then flipped left to right when
 /// `isVideoMirrored`. ``CaptureMetadataOutput/rectOfInterest`` uses the same coordinates.
 public class MetadataObject: @unchecked Sendable, CustomStringConvertible {
+    // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     // @unchecked: every stored property is an immutable `let` of a Sendable type.
 
     /// What kind of object this is.

@@ -21,6 +21,7 @@ import Synchronization
 /// print(clip.url, clip.duration.seconds)
 /// ```
 public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
+    // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     private struct State {
         var recording: MovieRecording?
         var url: URL?

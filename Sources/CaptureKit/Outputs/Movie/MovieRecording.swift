@@ -9,6 +9,7 @@ import Synchronization
 /// until video has passed its time, so pauses (decided on video frames) apply to both tracks
 /// alike and the two tracks start and end within a sample of each other.
 final class MovieRecording: @unchecked Sendable {
+    // Unchecked Sendable: state confined to the recording's encoder thread.
     enum StopReason: Sendable {
         case requested
         case sessionStopped

@@ -5,6 +5,7 @@ import Foundation
 /// can); when full, a live device's sample is refused and counted, while a device that is not
 /// live (an unpaced file) is held back until there is room, so offline recording loses nothing.
 final class RecordingQueue: @unchecked Sendable {
+    // Unchecked Sendable: its state is guarded by an NSCondition (a wait Mutex cannot do).
     enum Item: Sendable {
         case sample(SampleBuffer)
         case pause(at: MediaTime)

@@ -24,6 +24,7 @@ import Synchronization
 /// the photo comes at the streaming size — while an output that cannot take a change of frame
 /// size (a movie file output) records from the same camera.
 public final class CapturePhotoOutput: CaptureOutput, @unchecked Sendable {
+    // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     let engine = PhotoCaptureEngine(threadName: "CaptureKit.photoOutput", noun: "photo")
     private let ceiling = Mutex<PhotoDimensions?>(nil)
     /// Where delegates registered without a queue are called: one serial queue, so the calls of

@@ -19,6 +19,7 @@ import Synchronization
 /// }
 /// ```
 public final class CaptureStillImageOutput: CaptureOutput, @unchecked Sendable {
+    // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     /// What stills are encoded as (the `outputSettings` dictionary: `AVVideoCodecKey`,
     /// `AVVideoQualityKey`).
     public struct OutputSettings: Sendable, Hashable {

@@ -9,6 +9,7 @@ import Synchronization
 /// atomic load. The worker thread exists only while requests are queued, and a queued request
 /// keeps its output alive until it has reported.
 final class PhotoCaptureEngine: @unchecked Sendable {
+    // Unchecked Sendable: its state is guarded by an NSCondition (a wait Mutex cannot do).
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var queue: [PhotoRequest] = []

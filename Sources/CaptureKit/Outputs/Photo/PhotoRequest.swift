@@ -1,6 +1,7 @@
 /// One photo request on its way through a ``PhotoCaptureEngine``. Its mutable state is guarded
 /// by the engine's lock.
 final class PhotoRequest: @unchecked Sendable {
+    // Unchecked Sendable: its state is guarded by an NSCondition (a wait Mutex cannot do) (the engine's).
     let plan: PhotoPlan?
     let sink: PhotoSink
     let session: CaptureSession?

@@ -18,6 +18,7 @@ import Synchronization
 /// viewers there are; each viewer's connection has its own thread that sends the newest frame
 /// when it is ready for one, so slow or vanishing viewers never hold up capture or each other.
 public final class CaptureWebPreview: CaptureOutput, @unchecked Sendable {
+    // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     /// Where and how the page is served.
     public struct Options: Sendable {
         /// The address to listen on: 127.0.0.1 (this machine only) by default; "0.0.0.0" or
@@ -115,7 +116,7 @@ public final class CaptureWebPreview: CaptureOutput, @unchecked Sendable {
         }, report: { [weak self] drop in
             self?.counters.withLock { $0.dropped += drop.frame.count }
         })
-        route.preview = self
+        route.route(to: self)
         do throws(CaptureError) {
             try session.addOutput(self)
         } catch {
@@ -186,11 +187,17 @@ public final class CaptureWebPreview: CaptureOutput, @unchecked Sendable {
     // MARK: Routes
 
     /// Lets the server's route closure reach the preview, which exists only after the server.
-    private final class RouteBox: @unchecked Sendable {
-        weak var preview: CaptureWebPreview?
+    private final class RouteBox: Sendable {
+        private struct Target {
+            weak var preview: CaptureWebPreview?
+        }
+
+        private let target = Mutex(Target())
+
+        func route(to preview: CaptureWebPreview) { target.withLock { $0.preview = preview } }
 
         func handle(_ request: WebPreviewServer.Request) -> WebPreviewServer.Response {
-            guard let preview else { return .text(503, "the preview has stopped") }
+            guard let preview = target.withLock({ $0.preview }) else { return .text(503, "the preview has stopped") }
             return preview.handle(request)
         }
     }

@@ -4,6 +4,7 @@ import Foundation
 /// for a frame newer than the one they sent last; one that fell behind simply gets the newest
 /// (the frames in between are skipped for it alone), so no viewer waits for another.
 final class JPEGBroadcast: @unchecked Sendable {
+    // Unchecked Sendable: its state is guarded by an NSCondition (a wait Mutex cannot do).
     /// One encoded frame with its multipart part header, both made once for all viewers.
     final class Frame: Sendable {
         let generation: UInt64

@@ -5,6 +5,7 @@ import Foundation
 /// holds up nobody else. Each frame is copied straight from the shared encoded frame into
 /// libmicrohttpd's send buffer; nothing is encoded or assembled per viewer.
 final class MJPEGViewer: @unchecked Sendable {
+    // Unchecked Sendable: confined to its connection's libmicrohttpd thread.
     private let broadcast: JPEGBroadcast
     private let onEnd: @Sendable (_ skipped: Int) -> Void
     // Touched only by the connection's thread.

@@ -6,6 +6,7 @@ import Glibc
 /// waiting for frames or reading slowly holds up only its own thread), bound to one address.
 /// Parses nothing itself: libmicrohttpd hands over the method, path and query values.
 final class WebPreviewServer: @unchecked Sendable {
+    // Unchecked Sendable: owns the libmicrohttpd daemon; mutable state behind its lock.
     /// A request as the routes see it.
     struct Request: Sendable {
         var method: String

@@ -18,6 +18,7 @@ import Synchronization
 /// can be resized; `f`, F11 or a double click toggles fullscreen (Escape leaves it); `q` or the
 /// window's close button closes it. One preview window at a time per process.
 public final class CaptureVideoPreview: CaptureOutput, @unchecked Sendable {
+    // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     /// How the window opens.
     public struct WindowOptions: Sendable {
         /// The window title.

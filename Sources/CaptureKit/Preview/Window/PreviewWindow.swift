@@ -10,6 +10,7 @@ import Synchronization
 ///
 /// SDL's event queue is process-wide, so one preview window at a time per process.
 final class PreviewWindow: @unchecked Sendable {
+    // Unchecked Sendable: SDL state confined to the render thread.
     /// What the render thread reads from the preview before each drawing.
     struct Settings: Sendable {
         var gravity: VideoGravity
@@ -73,18 +74,18 @@ final class PreviewWindow: @unchecked Sendable {
     func close() { worker?.stop() }
 
     /// The render thread's result of opening the window.
-    private final class Startup: @unchecked Sendable {
+    private final class Startup: Sendable {
         private let done = DispatchSemaphore(value: 0)
-        private var error: CaptureError?
+        private let error = Mutex<CaptureError?>(nil)
 
         func finish(_ error: CaptureError?) {
-            self.error = error
+            self.error.withLock { $0 = error }
             done.signal()
         }
 
         func wait() -> CaptureError? {
             done.wait()
-            return error
+            return error.withLock { $0 }
         }
     }
 

@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""Fails when a file of the CaptureKit module names a type of a layer above its own.
+"""Checks the rules of docs/ARCHITECTURE.md that a script can check, over Sources/CaptureKit:
+
+1. No file names a type of a layer above its own (the layer rule).
+2. One type name is declared in one folder only (one of each concept).
+3. Every `@unchecked Sendable` says why, in a `// Unchecked Sendable: <reason>.` comment on the
+   line before or after it (the allowed reasons are listed in docs/ARCHITECTURE.md).
 
 The layers, lowest first, are LAYERS below (docs/ARCHITECTURE.md explains each). A file may use
 types of its own layer and of the layers below. In a layer made of sibling folders (one per
@@ -11,7 +16,7 @@ The check reads declarations, not the compiler's index: a type is recognised by 
 comments and string literals. Members added by an extension in a higher layer are not seen;
 the layer rule applies to them all the same.
 
-Usage: scripts/check-layers.py [--graph]   (run from the repository's root)
+Usage: scripts/check-architecture.py [--graph]   (run from the repository's root)
 """
 import collections
 import os
@@ -33,7 +38,7 @@ def place(path):
     """(layer index, sibling folder or None) of a source file."""
     parts = os.path.relpath(path, ROOT).split(os.sep)
     if parts[0] not in LAYERS:
-        sys.exit(f"check-layers: {path} is in no layer; add its folder to LAYERS and docs/ARCHITECTURE.md")
+        sys.exit(f"check-architecture: {path} is in no layer; add its folder to LAYERS and docs/ARCHITECTURE.md")
     return LAYERS.index(parts[0]), (parts[1] if len(parts) > 2 else None)
 
 
@@ -64,6 +69,14 @@ def main():
     for name, places in sorted(owners.items()):
         if len(places) > 1:
             failures.append(f"{name} is declared in {', '.join(sorted(map(label, places)))}: one of each concept")
+    for path, text in sorted(sources.items()):
+        lines = text.split("\n")
+        for number, line in enumerate(lines):
+            if "@unchecked Sendable" not in line or line.lstrip().startswith("//"):
+                continue
+            near = lines[max(0, number - 1):number + 2]
+            if not any("// Unchecked Sendable: " in other for other in near):
+                failures.append(f"{path}:{number + 1} is @unchecked Sendable without a '// Unchecked Sendable: <reason>.' beside it")
     graph = collections.defaultdict(set)
     for path, text in sorted(sources.items()):
         user = place(path)
@@ -78,11 +91,11 @@ def main():
         for (user, used), names in sorted(graph.items()):
             print(f"{user} -> {used}: {', '.join(sorted(names))}")
     for failure in failures:
-        print(f"check-layers: {failure}", file=sys.stderr)
+        print(f"check-architecture: {failure}", file=sys.stderr)
     if failures:
-        print(f"check-layers: {len(failures)} problem(s); the layer order is in docs/ARCHITECTURE.md", file=sys.stderr)
+        print(f"check-architecture: {len(failures)} problem(s); the layer order is in docs/ARCHITECTURE.md", file=sys.stderr)
         return 1
-    print(f"check-layers: {len(sources)} files in {len(LAYERS)} layers, no upward use")
+    print(f"check-architecture: {len(sources)} files in {len(LAYERS)} layers, no upward use, every @unchecked Sendable explained")
     return 0
 
 
