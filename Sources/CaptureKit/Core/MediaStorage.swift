@@ -1,12 +1,17 @@
+import Glibc
 import Synchronization
 
-import Glibc
-
+/// Memory a backend lends out — a V4L2 driver buffer, a decoder's frame — and takes back when
+/// the last consumer lets go. `tag` says which block (the driver buffer's index). An object
+/// rather than a closure, so lending a frame allocates nothing beyond its storage.
+protocol StorageLender: AnyObject, Sendable {
+    /// The block lent with `tag` is no longer referenced.
+    func takeBack(_ tag: Int)
+}
 
 /// A block of aligned memory owned by a pixel or audio buffer. When the last reference goes,
-/// the block returns to the pool it came from (or is freed), so steady-state capture allocates
-/// no frame memory. Device backends can wrap memory they own (a V4L2 mmap buffer) and get a
-/// callback when the last consumer lets go.
+/// the block returns to the pool it came from (or is freed, or goes back to its lender), so
+/// steady-state capture allocates no frame memory.
 final class MediaStorage: @unchecked Sendable {
     // Unchecked Sendable: memory written before it is published and only read after.
     let bytes: UnsafeMutableRawPointer
@@ -16,14 +21,15 @@ final class MediaStorage: @unchecked Sendable {
     enum Release {
         case free
         case pool(StoragePool)
-        case custom(@Sendable (UnsafeMutableRawPointer) -> Void)
+        case lent(any StorageLender, tag: Int)
     }
 
-    /// Wraps memory the caller owns; `release` runs when the storage is no longer referenced.
-    init(wrapping bytes: UnsafeMutableRawPointer, byteCount: Int, release: @escaping @Sendable (UnsafeMutableRawPointer) -> Void) {
+    /// Wraps memory `lender` owns; it takes the block back (by `tag`) when the storage is no
+    /// longer referenced.
+    init(lentBy lender: any StorageLender, tag: Int, bytes: UnsafeMutableRawPointer, byteCount: Int) {
         self.bytes = bytes
         self.byteCount = byteCount
-        self.release = .custom(release)
+        release = .lent(lender, tag: tag)
     }
 
     fileprivate init(bytes: UnsafeMutableRawPointer, byteCount: Int, release: Release) {
@@ -49,7 +55,7 @@ final class MediaStorage: @unchecked Sendable {
         switch release {
         case .free: Glibc.free(bytes)
         case .pool(let pool): pool.recycle(bytes)
-        case .custom(let body): body(bytes)
+        case .lent(let lender, let tag): lender.takeBack(tag)
         }
     }
 }

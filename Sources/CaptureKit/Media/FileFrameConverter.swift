@@ -59,7 +59,7 @@ final class FileFrameConverter: @unchecked Sendable {
         }
         let end = used.map { $0.start + $0.stride * $0.rows }.max() ?? base
         let layout = used.map { PixelBuffer.Plane(offset: base.distance(to: $0.start), bytesPerRow: $0.stride, rowCount: $0.rows) }
-        let storage = MediaStorage(wrapping: base, byteCount: base.distance(to: end)) { _ in reference.release() }
+        let storage = MediaStorage(lentBy: reference, tag: 0, bytes: base, byteCount: base.distance(to: end))
         return PixelBuffer(width: width, height: height, pixelFormat: pixelFormat, planes: layout, storage: storage)
     }
 

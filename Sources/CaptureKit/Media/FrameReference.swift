@@ -2,14 +2,14 @@ internal import CFFmpeg
 
 /// Owns a decoded frame handed out by reference; frees it (returning its buffers to the
 /// decoder's pools) when the pixel buffer wrapping it is released.
-final class FrameReference: @unchecked Sendable {
+final class FrameReference: StorageLender, @unchecked Sendable {
     // Unchecked Sendable: an AVFrame released exactly once, by the last holder of its pixels.
     private var frame: UnsafeMutablePointer<AVFrame>?
 
     init(_ frame: UnsafeMutablePointer<AVFrame>) { self.frame = frame }
 
-    /// Called once, by the storage's release.
-    func release() { av_frame_free(&frame) }
+    /// Frees the frame: called once, when the storage lending it is released.
+    func takeBack(_ tag: Int) { av_frame_free(&frame) }
 
     deinit { av_frame_free(&frame) }
 }

@@ -1,21 +1,20 @@
 import Synchronization
 
 /// Measures every buffer of an audio connection into its ``CaptureAudioChannel``s. Runs on the
-/// device's thread: one pass over the samples, no allocation unless the channel count changes.
+/// device's thread: one pass over the samples per buffer, whatever the number of connections
+/// fed from it, and no allocation unless the channel count changes.
 final class AudioLevelMeter: Sendable {
     private let channels = Mutex<[CaptureAudioChannel]>([])
 
     /// The channels measured so far (empty until the first buffer).
     var audioChannels: [CaptureAudioChannel] { channels.withLock { $0 } }
 
-    func measure(_ buffer: AudioBuffer, at time: MediaTime) {
+    /// Measures `buffer` once and updates every one of `meters` with it.
+    static func measure<Meters: Sequence>(_ buffer: AudioBuffer, at time: MediaTime, into meters: Meters)
+    where Meters.Element == AudioLevelMeter {
         let count = buffer.format.channelCount
         let frames = buffer.frameCount
         guard frames > 0 else { return }
-        let meters = channels.withLock { channels in
-            if channels.count != count { channels = (0..<count).map { _ in CaptureAudioChannel() } }
-            return channels
-        }
         for channel in 0..<count {
             let (sumOfSquares, peak) = buffer.withUnsafeBytes { raw in
                 switch buffer.format.sampleFormat {
@@ -24,7 +23,17 @@ final class AudioLevelMeter: Sendable {
                 case .f32: return Self.sums(raw.bindMemory(to: Float.self), channel: channel, stride: count, frames: frames) { Double($0) }
                 }
             }
-            meters[channel].update(meanSquare: sumOfSquares / Double(frames), peak: peak, at: time)
+            for meter in meters {
+                meter.channel(channel, of: count).update(meanSquare: sumOfSquares / Double(frames), peak: peak, at: time)
+            }
+        }
+    }
+
+    /// Channel `index` of `count`; a new set of channels when the count changed.
+    private func channel(_ index: Int, of count: Int) -> CaptureAudioChannel {
+        channels.withLock { channels in
+            if channels.count != count { channels = (0..<count).map { _ in CaptureAudioChannel() } }
+            return channels[index]
         }
     }
 

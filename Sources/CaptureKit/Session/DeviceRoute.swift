@@ -20,10 +20,11 @@ final class DeviceRoute: Sendable {
     func deliver(_ sample: SampleBuffer) {
         let links = links.withLock { $0 }
         let mediaType = sample.mediaType
-        for link in links where link.connection.mediaType == mediaType && link.connection.isEnabled {
-            if let audio = sample.audioBuffer { link.connection.levelMeter.measure(audio, at: sample.presentationTimeStamp) }
-            link.output.receive(sample, from: link.connection)
+        let receiving = links.lazy.filter { $0.connection.mediaType == mediaType && $0.connection.isEnabled }
+        if let audio = sample.audioBuffer {
+            AudioLevelMeter.measure(audio, at: sample.presentationTimeStamp, into: receiving.map(\.connection.levelMeter))
         }
+        for link in receiving { link.output.receive(sample, from: link.connection) }
     }
 
     func deviceDropped(count: Int) {

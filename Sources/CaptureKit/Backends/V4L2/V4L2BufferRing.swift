@@ -8,7 +8,7 @@ import Synchronization
 /// consumer never reads unmapped memory. Where the driver can (vb2 drivers), each buffer is
 /// also exported as a DMA-BUF (VIDIOC_EXPBUF); those descriptors live exactly as long as the
 /// mappings.
-final class V4L2BufferRing: Sendable {
+final class V4L2BufferRing: StorageLender {
     struct Buffer: @unchecked Sendable {
         // Unchecked Sendable: a driver buffer's mapping: the pointer is fixed for the ring's life.
         let index: Int
@@ -90,6 +90,9 @@ final class V4L2BufferRing: Sendable {
     func didDequeue(_ index: Int) {
         _ = state.withLock { $0.queued.remove(index) }
     }
+
+    /// A lent frame's buffer `tag` is free again: requeued.
+    func takeBack(_ tag: Int) { requeue(tag) }
 
     /// Gives `index` back to the kernel, unless the stream has stopped. A failure here (the
     /// device vanished) is noticed by the stream thread's next poll, so it is not reported twice.

@@ -106,10 +106,8 @@ final class V4L2FrameReader {
                 return outcome
             }
             if ring.queuedCount >= minimumQueued {
-                let ring = self.ring
-                let index = buffer.index
-                let storage = MediaStorage(wrapping: mapped.base, byteCount: layout.byteCount) { _ in ring.requeue(index) }
-                let dmaBuffer = ring.exportedDescriptor(of: index).map {
+                let storage = MediaStorage(lentBy: ring, tag: buffer.index, bytes: mapped.base, byteCount: layout.byteCount)
+                let dmaBuffer = ring.exportedDescriptor(of: buffer.index).map {
                     DMABuffer(fileDescriptor: $0, length: mapped.length, planes: dmaPlanes)
                 }
                 frame = PixelBuffer(width: layout.width, height: layout.height, pixelFormat: layout.pixelFormat, planes: layout.planes,

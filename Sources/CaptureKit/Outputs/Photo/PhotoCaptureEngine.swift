@@ -16,6 +16,8 @@ final class PhotoCaptureEngine: @unchecked Sendable {
     private var armed: [PhotoRequest] = []
     private var usedIDs = Set<Int64>()
     private var workerRunning = false
+    /// The thread serving the queue while it is not empty (replaced by the next batch's).
+    private var worker: WorkerThread?
     /// Read on the device thread for every frame, so kept outside the lock.
     private let armedCount = Atomic<Int>(0)
     private let threadName: String
@@ -60,9 +62,8 @@ final class PhotoCaptureEngine: @unchecked Sendable {
         if armsNow { arm(request) }
         if !workerRunning {
             workerRunning = true
-            let thread = Thread { [self] in drain() }
-            thread.name = threadName
-            thread.start()
+            // The previous worker, if any, has left its loop (it cleared workerRunning last).
+            worker = WorkerThread(name: threadName) { [self] _ in drain() }
         }
         condition.unlock()
         // A session that stopped between the checks and the arming tells no one about it.
