@@ -46,14 +46,11 @@ enum DeviceLookup {
             throw CaptureError(.invalidArgument, "'\(filePrefix)' needs a path, as in \(filePrefix)clip.mp4")
         }
         let url = URL(fileURLWithPath: path).standardizedFileURL
-        // The unique IDs makeFileDevices gives by default: "file:<absolute path>#video|audio".
-        let base = "\(filePrefix)\(url.path)"
-        let made = [MediaType.video, .audio].compactMap { CaptureDevice.device(uniqueID: "\(base)#\($0.rawValue)") }
         let devices: [CaptureDevice]
-        if made.isEmpty {
-            devices = try CaptureDevice.makeFileDevices(contentsOf: url, options: FileDeviceOptions(pacing: pacing, looping: looping)).all
+        if let made = CaptureDevice.fileDevices(playing: url) {
+            devices = made.all
         } else {
-            devices = made
+            devices = try CaptureDevice.makeFileDevices(contentsOf: url, options: FileDeviceOptions(pacing: pacing, looping: looping)).all
         }
         guard let device = devices.first(where: { $0.hasMediaType(mediaType) }) else {
             throw CaptureError(.unsupportedFile, "the file has no \(mediaType) stream", path: url.path)

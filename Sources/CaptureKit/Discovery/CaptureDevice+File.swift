@@ -25,11 +25,11 @@ extension CaptureDevice {
     public static func makeFileDevices(contentsOf url: URL, options: FileDeviceOptions = FileDeviceOptions()) throws(CaptureError) -> FileDevices {
         let file = url.isFileURL ? url.standardizedFileURL : url
         let input = try MediaInput(url: file)
-        let base = options.uniqueID ?? "file:\(input.path)"
+        let base = options.uniqueID ?? defaultFileDeviceBase(input.path)
         let name = options.name ?? file.lastPathComponent
         let clock = FileClock()
         func descriptor(_ mediaType: MediaType, _ model: String) -> DeviceDescriptor {
-            DeviceDescriptor(uniqueID: "\(base)#\(mediaType.rawValue)", localizedName: name, modelID: model, manufacturer: "CaptureKit",
+            DeviceDescriptor(uniqueID: fileDeviceID(base, mediaType), localizedName: name, modelID: model, manufacturer: "CaptureKit",
                              deviceType: .file, position: .unspecified, mediaType: mediaType)
         }
         let video = try FileVideoBackend.make(input, url: file, descriptor: descriptor(.video, "CaptureKit File Camera"),
@@ -59,4 +59,17 @@ extension CaptureDevice {
         guard device.deviceType == .file else { return }
         FileDeviceProvider.shared.remove(uniqueID: device.uniqueID)
     }
+
+    /// The devices ``makeFileDevices(contentsOf:options:)`` made for the file at `url` with their
+    /// default unique IDs, or nil when there are none (never made, or removed since).
+    public static func fileDevices(playing url: URL) -> FileDevices? {
+        let base = defaultFileDeviceBase((url.isFileURL ? url.standardizedFileURL : url).path)
+        let devices = FileDevices(video: device(uniqueID: fileDeviceID(base, .video)), audio: device(uniqueID: fileDeviceID(base, .audio)))
+        return devices.all.isEmpty ? nil : devices
+    }
+
+    /// `file:<path>`, what a file's devices' unique IDs start with unless the options name one.
+    private static func defaultFileDeviceBase(_ path: String) -> String { "file:\(path)" }
+
+    private static func fileDeviceID(_ base: String, _ mediaType: MediaType) -> String { "\(base)#\(mediaType.rawValue)" }
 }

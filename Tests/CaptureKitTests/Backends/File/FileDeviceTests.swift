@@ -209,6 +209,20 @@ struct FileDeviceTests {
         again.remove()
     }
 
+    @Test func aFilesDevicesAreFoundAgainByTheFile() throws {
+        // A private copy: the default unique IDs are the file's path.
+        let scratch = try PhotoScratch()
+        let copy = URL(fileURLWithPath: scratch.path + "/door clip.mp4")
+        try FileManager.default.copyItem(at: try FileFixtures.mp4(), to: copy)
+        #expect(CaptureDevice.fileDevices(playing: copy) == nil, "nothing made yet")
+        let devices = try CaptureDevice.makeFileDevices(contentsOf: copy)
+        let found = try #require(CaptureDevice.fileDevices(playing: URL(fileURLWithPath: scratch.path + "/./door clip.mp4")))
+        #expect(found.video === devices.video && found.audio === devices.audio, "the same devices, by the standardized path")
+        #expect(CaptureDevice.fileDevices(playing: try FileFixtures.mkv()) == nil, "another file's devices are not these")
+        devices.remove()
+        #expect(CaptureDevice.fileDevices(playing: copy) == nil, "removed")
+    }
+
     @Test func defaultUniqueIDIsTheAbsolutePath() throws {
         let url = try FileFixtures.short()
         // A relative URL names the same file and the same devices.
