@@ -38,9 +38,12 @@ let package = Package(
         // are found as <SDL2/SDL.h> under /usr/include.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // The vocabulary every layer shares (MediaTime, buffers, SampleBuffer, CaptureError, the
+        // session clock) and the thread helpers: no C, no devices. Re-exported by CaptureKit.
+        .target(name: "CaptureKitCore"),
         .target(
             name: "CaptureKit",
-            dependencies: ["CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing", "CSDL2", "CMicroHTTPD"]
+            dependencies: ["CaptureKitCore", "CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing", "CSDL2", "CMicroHTTPD"]
         ),
         // What both command-line tools share: the argument parser and option tables, the
         // console, exit statuses.

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Checks the rules of docs/ARCHITECTURE.md that a script can check, over Sources/CaptureKit:
+"""Checks the rules of docs/ARCHITECTURE.md that a script can check, over the library's sources
+(Sources/CaptureKitCore holds the two lowest layers as a target of their own, so the compiler
+keeps them from using anything above; Sources/CaptureKit holds the rest):
 
 1. No file names a type of a layer above its own (the layer rule).
 2. One type name is declared in one folder only (one of each concept).
@@ -23,7 +25,7 @@ import os
 import re
 import sys
 
-ROOT = "Sources/CaptureKit"
+ROOTS = ["Sources/CaptureKitCore", "Sources/CaptureKit"]
 LAYERS = ["Core", "Support", "Media", "Library", "Devices", "Backends", "Discovery",
           "Session", "Outputs", "Manager", "Preview"]
 
@@ -36,7 +38,10 @@ NAME = re.compile(r"\b[A-Z]\w*\b")
 
 def place(path):
     """(layer index, sibling folder or None) of a source file."""
-    parts = os.path.relpath(path, ROOT).split(os.sep)
+    root = next(root for root in ROOTS if path.startswith(root + os.sep))
+    parts = os.path.relpath(path, root).split(os.sep)
+    if len(parts) == 1:
+        return -1, None   # a target's own top-level file (CaptureKit's re-export of the core)
     if parts[0] not in LAYERS:
         sys.exit(f"check-architecture: {path} is in no layer; add its folder to LAYERS and docs/ARCHITECTURE.md")
     return LAYERS.index(parts[0]), (parts[1] if len(parts) > 2 else None)
@@ -44,7 +49,7 @@ def place(path):
 
 def label(where):
     layer, sibling = where
-    return LAYERS[layer] + (f"/{sibling}" if sibling else "")
+    return (LAYERS[layer] if layer >= 0 else "(target root)") + (f"/{sibling}" if sibling else "")
 
 
 def allowed(user, used):
@@ -55,7 +60,7 @@ def allowed(user, used):
 
 def main():
     sources = {}
-    for directory, _, names in os.walk(ROOT):
+    for directory, _, names in (entry for root in ROOTS for entry in os.walk(root)):
         for name in names:
             if name.endswith(".swift"):
                 path = os.path.join(directory, name)

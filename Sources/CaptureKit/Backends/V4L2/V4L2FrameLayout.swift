@@ -34,9 +34,3 @@ struct V4L2FrameLayout: Sendable, Equatable {
     /// The bytes a buffer must hold for the whole frame.
     var byteCount: Int { PixelBuffer.byteCount(of: planes) }
 }
-
-extension PixelBuffer.Plane: Equatable {
-    static func == (lhs: PixelBuffer.Plane, rhs: PixelBuffer.Plane) -> Bool {
-        lhs.offset == rhs.offset && lhs.bytesPerRow == rhs.bytesPerRow && lhs.rowCount == rhs.rowCount
-    }
-}

@@ -5,11 +5,11 @@ import Synchronization
 /// makes an independent stream, ``yield(_:)`` sends to every stream, ``finish()`` ends them all.
 /// A stream leaves by itself when its consumer stops iterating or drops it; `whenEmpty` runs
 /// after the last one left (a connection hub stops watching `/dev`).
-final class Broadcast<Element: Sendable>: Sendable {
+package final class Broadcast<Element: Sendable>: Sendable {
     private struct Streams {
-        var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
-        var nextID = 0
-        var isFinished = false
+        package var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
+        package var nextID = 0
+        package var isFinished = false
     }
 
     private let streams = Mutex(Streams())
@@ -18,7 +18,7 @@ final class Broadcast<Element: Sendable>: Sendable {
     private let count = Atomic<Int>(0)
     private let whenEmpty: (@Sendable () -> Void)?
 
-    init(whenEmpty: (@Sendable () -> Void)? = nil) {
+    package init(whenEmpty: (@Sendable () -> Void)? = nil) {
         self.whenEmpty = whenEmpty
     }
 
@@ -26,7 +26,7 @@ final class Broadcast<Element: Sendable>: Sendable {
 
     /// A new stream of what is yielded from now on. After ``finish()``, a stream that ends at
     /// once.
-    func makeStream(bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy = .unbounded) -> AsyncStream<Element> {
+    package func makeStream(bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy = .unbounded) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: bufferingPolicy)
         let id = streams.withLock { streams -> Int? in
             guard !streams.isFinished else { return nil }
@@ -44,12 +44,12 @@ final class Broadcast<Element: Sendable>: Sendable {
     }
 
     /// Whether any stream is listening.
-    var hasStreams: Bool { count.load(ordering: .relaxed) > 0 }
+    package var hasStreams: Bool { count.load(ordering: .relaxed) > 0 }
 
     /// Sends `value` to every stream; returns how many had to drop it (or an older value) because
     /// their buffer was full.
     @discardableResult
-    func yield(_ value: Element) -> Int {
+    package func yield(_ value: Element) -> Int {
         let continuations = streams.withLock { Array($0.continuations.values) }
         var dropped = 0
         for continuation in continuations {
@@ -59,7 +59,7 @@ final class Broadcast<Element: Sendable>: Sendable {
     }
 
     /// Ends every stream, and every stream made from now on.
-    func finish() {
+    package func finish() {
         let continuations = streams.withLock { streams -> [AsyncStream<Element>.Continuation] in
             streams.isFinished = true
             defer {

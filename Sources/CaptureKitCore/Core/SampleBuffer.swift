@@ -25,10 +25,10 @@ public final class SampleBuffer: Sendable {
     /// or index of the first audio frame). A jump means the device dropped something.
     public let sequenceNumber: UInt64
     /// The picture as the device coded it, when it sent compressed frames (MJPEG).
-    let compressedFrame: CompressedFrame?
+    package let compressedFrame: CompressedFrame?
 
     /// Conversions made so far, by target (see ``converted(to:)``).
-    let conversions = Mutex<[VideoTarget: SampleBuffer]>([:])
+    package let conversions = Mutex<[VideoTarget: SampleBuffer]>([:])
 
     /// Makes a sample buffer.
     public convenience init(media: Media, presentationTimeStamp: MediaTime, duration: MediaTime, sequenceNumber: UInt64 = 0) {
@@ -36,7 +36,7 @@ public final class SampleBuffer: Sendable {
     }
 
     /// A decoded frame that keeps the device's compressed picture.
-    init(media: Media, presentationTimeStamp: MediaTime, duration: MediaTime, sequenceNumber: UInt64, compressedFrame: CompressedFrame?) {
+    package init(media: Media, presentationTimeStamp: MediaTime, duration: MediaTime, sequenceNumber: UInt64, compressedFrame: CompressedFrame?) {
         self.media = media
         self.presentationTimeStamp = presentationTimeStamp
         self.duration = duration
@@ -46,7 +46,7 @@ public final class SampleBuffer: Sendable {
 
     /// The same sample under another sequence number (a stream that numbers on across a
     /// device's return).
-    func renumbered(_ sequenceNumber: UInt64) -> SampleBuffer {
+    package func renumbered(_ sequenceNumber: UInt64) -> SampleBuffer {
         SampleBuffer(media: media, presentationTimeStamp: presentationTimeStamp, duration: duration,
                      sequenceNumber: sequenceNumber, compressedFrame: compressedFrame)
     }

@@ -5,7 +5,7 @@ import Synchronization
 /// delivery thread of an output. `stop()` returns once the loop has ended, so after it nothing
 /// the loop does can still happen — except when called from the loop's own thread (an owner
 /// released there), where it only asks the loop to end.
-final class WorkerThread: Sendable {
+package final class WorkerThread: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let threadID = Atomic<UInt>(0)
@@ -13,7 +13,7 @@ final class WorkerThread: Sendable {
 
     /// Starts `body` on a new thread named `name`. `body` should return soon after
     /// `isStopping` turns true; `wake` (if given) is called by `stop()` to interrupt a wait.
-    init(name: String, wake: (@Sendable () -> Void)? = nil, body: @escaping @Sendable (WorkerThread) -> Void) {
+    package init(name: String, wake: (@Sendable () -> Void)? = nil, body: @escaping @Sendable (WorkerThread) -> Void) {
         self.wake = wake
         let thread = Thread { [self] in
             threadID.store(UInt(pthread_self()), ordering: .releasing)
@@ -25,10 +25,10 @@ final class WorkerThread: Sendable {
     }
 
     /// Whether `stop()` has been called.
-    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+    package var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
     /// Asks the loop to end and waits for it. Safe to call more than once, and from the loop.
-    func stop() {
+    package func stop() {
         if stopping.exchange(true, ordering: .acquiringAndReleasing) { return }
         wake?()
         let current = UInt(pthread_self())

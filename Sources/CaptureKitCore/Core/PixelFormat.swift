@@ -40,13 +40,13 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
 
     /// One plane's geometry relative to the frame: bytes per `horizontalSubsampling` pixels
     /// of a row, and how many frame rows make one plane row.
-    struct PlaneLayout: Sendable {
-        var bytesPerGroup: Int
-        var pixelsPerGroup: Int
-        var verticalSubsampling: Int
+    package struct PlaneLayout: Sendable {
+        package var bytesPerGroup: Int
+        package var pixelsPerGroup: Int
+        package var verticalSubsampling: Int
     }
 
-    var planeLayouts: [PlaneLayout] {
+    package var planeLayouts: [PlaneLayout] {
         switch self {
         case .yuyv422, .uyvy422: return [PlaneLayout(bytesPerGroup: 4, pixelsPerGroup: 2, verticalSubsampling: 1)]
         case .nv12, .nv21:

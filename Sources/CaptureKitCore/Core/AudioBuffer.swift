@@ -8,7 +8,7 @@ public final class AudioBuffer: Sendable {
     public let format: AudioFormat
     /// Frames in the buffer (a frame is one sample of every channel).
     public let frameCount: Int
-    let storage: MediaStorage
+    package let storage: MediaStorage
 
     /// Allocates a zeroed (silent) buffer.
     public convenience init(format: AudioFormat, frameCount: Int) throws(CaptureError) {
@@ -20,7 +20,7 @@ public final class AudioBuffer: Sendable {
         self.init(format: format, frameCount: frameCount, storage: storage)
     }
 
-    init(format: AudioFormat, frameCount: Int, storage: MediaStorage) {
+    package init(format: AudioFormat, frameCount: Int, storage: MediaStorage) {
         self.format = format
         self.frameCount = frameCount
         self.storage = storage

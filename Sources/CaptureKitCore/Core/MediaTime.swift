@@ -269,7 +269,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
         return result
     }
 
-    static func gcd(_ a: UInt64, _ b: UInt64) -> UInt64 {
+    package static func gcd(_ a: UInt64, _ b: UInt64) -> UInt64 {
         var (x, y) = (a, b)
         while y != 0 { (x, y) = (y, x % y) }
         return max(x, 1)
@@ -277,7 +277,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// `a * b / c` with 128-bit intermediate and the given rounding (c > 0).
     /// Returns nil when the quotient does not fit in Int64, else the quotient and whether it is exact.
-    static func mulDiv(_ a: Int64, _ b: Int64, _ c: Int64, _ method: RoundingMethod) -> (Int64, Bool)? {
+    package static func mulDiv(_ a: Int64, _ b: Int64, _ c: Int64, _ method: RoundingMethod) -> (Int64, Bool)? {
         precondition(c > 0)
         let negative = (a < 0) != (b < 0)
         let product = a.magnitude.multipliedFullWidth(by: b.magnitude)

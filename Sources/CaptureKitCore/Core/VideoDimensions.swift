@@ -24,7 +24,7 @@ public struct VideoDimensions: Sendable, Hashable, CustomStringConvertible {
 
     /// This size scaled down (never up), keeping its aspect ratio, to fit inside `box`; sides
     /// stay even so 4:2:0 chroma keeps whole samples.
-    func scaledToFit(_ box: VideoDimensions) -> VideoDimensions {
+    package func scaledToFit(_ box: VideoDimensions) -> VideoDimensions {
         guard !fits(in: box) else { return self }
         let scale = min(Double(box.width) / Double(width), Double(box.height) / Double(height))
         let w = max(2, Int((Double(width) * scale).rounded(.down)) & ~1)

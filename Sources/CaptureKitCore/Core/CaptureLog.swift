@@ -29,11 +29,11 @@ public enum CaptureLog {
     }
 
     /// Whether a line at `level` would reach a handler (so a library can skip formatting it).
-    static func wants(_ level: Level) -> Bool {
+    package static func wants(_ level: Level) -> Bool {
         state.withLock { $0.handler != nil && level <= $0.level }
     }
 
-    static func emit(_ level: Level, _ source: String, _ message: String) {
+    package static func emit(_ level: Level, _ source: String, _ message: String) {
         let handler = state.withLock { $0.handler != nil && level <= $0.level ? $0.handler : nil }
         handler?(level, source, message)
     }

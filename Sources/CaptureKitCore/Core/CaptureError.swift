@@ -103,7 +103,7 @@ public struct CaptureError: Error, Sendable, Equatable, CustomStringConvertible 
         return text
     }
 
-    static func invalidState(_ message: String) -> CaptureError { CaptureError(.invalidState, message) }
-    static func invalidArgument(_ message: String) -> CaptureError { CaptureError(.invalidArgument, message) }
-    static func internalError(_ message: String) -> CaptureError { CaptureError(.internalError, message) }
+    package static func invalidState(_ message: String) -> CaptureError { CaptureError(.invalidState, message) }
+    package static func invalidArgument(_ message: String) -> CaptureError { CaptureError(.invalidArgument, message) }
+    package static func internalError(_ message: String) -> CaptureError { CaptureError(.internalError, message) }
 }

@@ -14,6 +14,12 @@ public struct DMABuffer: Sendable, Hashable {
         public let bytesPerRow: Int
         /// Bytes the plane spans (`bytesPerRow` × its row count).
         public let length: Int
+
+        package init(offset: Int, bytesPerRow: Int, length: Int) {
+            self.offset = offset
+            self.bytesPerRow = bytesPerRow
+            self.length = length
+        }
     }
 
     /// The DMA-BUF file descriptor (borrowed; see the type's documentation).
@@ -22,4 +28,10 @@ public struct DMABuffer: Sendable, Hashable {
     public let length: Int
     /// The frame's planes, in the order of ``PixelBuffer``'s planes.
     public let planes: [Plane]
+
+    package init(fileDescriptor: Int32, length: Int, planes: [Plane]) {
+        self.fileDescriptor = fileDescriptor
+        self.length = length
+        self.planes = planes
+    }
 }

@@ -3,14 +3,14 @@
 /// once, and the hand-off keeps no reference after that (so the value closes when the worker
 /// lets go of it). Unchecked because the one take happens-after the hand-off, when the worker
 /// thread starts.
-final class ThreadHandOff<Value>: @unchecked Sendable {
+package final class ThreadHandOff<Value>: @unchecked Sendable {
     // Unchecked Sendable: moves a value into a thread body exactly once (Foundation.Thread takes only @Sendable closures).
     private var value: Value?
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
     /// The value, the first time; nil after.
-    func take() -> Value? {
+    package func take() -> Value? {
         defer { value = nil }
         return value
     }

@@ -19,14 +19,20 @@ public final class PixelBuffer: Sendable {
     public let pixelFormat: PixelFormat
 
     /// Where each plane starts in the storage and how long its rows are.
-    struct Plane: Sendable {
-        var offset: Int
-        var bytesPerRow: Int
-        var rowCount: Int
+    package struct Plane: Sendable, Equatable {
+        package var offset: Int
+        package var bytesPerRow: Int
+        package var rowCount: Int
+
+        package init(offset: Int, bytesPerRow: Int, rowCount: Int) {
+            self.offset = offset
+            self.bytesPerRow = bytesPerRow
+            self.rowCount = rowCount
+        }
     }
 
-    let planes: [Plane]
-    let storage: MediaStorage
+    package let planes: [Plane]
+    package let storage: MediaStorage
 
     /// The driver buffer this frame lies in, exported as a DMA-BUF (`VIDIOC_EXPBUF`); nil for
     /// frames that are copies or conversions, and for drivers that cannot export. The file
@@ -40,7 +46,7 @@ public final class PixelBuffer: Sendable {
         self.init(width: width, height: height, pixelFormat: pixelFormat, planes: planes, storage: storage)
     }
 
-    init(width: Int, height: Int, pixelFormat: PixelFormat, planes: [Plane], storage: MediaStorage, dmaBuffer: DMABuffer? = nil) {
+    package init(width: Int, height: Int, pixelFormat: PixelFormat, planes: [Plane], storage: MediaStorage, dmaBuffer: DMABuffer? = nil) {
         self.width = width
         self.height = height
         self.pixelFormat = pixelFormat
@@ -50,7 +56,7 @@ public final class PixelBuffer: Sendable {
     }
 
     /// The plane offsets and strides of a frame, or `.invalidArgument` for impossible sizes.
-    static func layout(width: Int, height: Int, pixelFormat: PixelFormat, rowAlignment: Int) throws(CaptureError) -> [Plane] {
+    package static func layout(width: Int, height: Int, pixelFormat: PixelFormat, rowAlignment: Int) throws(CaptureError) -> [Plane] {
         guard width > 0, height > 0, width <= 16384, height <= 16384 else {
             throw .invalidArgument("frame size \(width)x\(height) is out of range (1...16384)")
         }
@@ -64,7 +70,7 @@ public final class PixelBuffer: Sendable {
         }
     }
 
-    static func byteCount(of planes: [Plane]) -> Int {
+    package static func byteCount(of planes: [Plane]) -> Int {
         planes.last.map { $0.offset + $0.bytesPerRow * $0.rowCount } ?? 0
     }
 

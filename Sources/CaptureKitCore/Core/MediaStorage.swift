@@ -4,7 +4,7 @@ import Synchronization
 /// Memory a backend lends out — a V4L2 driver buffer, a decoder's frame — and takes back when
 /// the last consumer lets go. `tag` says which block (the driver buffer's index). An object
 /// rather than a closure, so lending a frame allocates nothing beyond its storage.
-protocol StorageLender: AnyObject, Sendable {
+package protocol StorageLender: AnyObject, Sendable {
     /// The block lent with `tag` is no longer referenced.
     func takeBack(_ tag: Int)
 }
@@ -12,13 +12,13 @@ protocol StorageLender: AnyObject, Sendable {
 /// A block of aligned memory owned by a pixel or audio buffer. When the last reference goes,
 /// the block returns to the pool it came from (or is freed, or goes back to its lender), so
 /// steady-state capture allocates no frame memory.
-final class MediaStorage: @unchecked Sendable {
+package final class MediaStorage: @unchecked Sendable {
     // Unchecked Sendable: memory written before it is published and only read after.
-    let bytes: UnsafeMutableRawPointer
-    let byteCount: Int
+    package let bytes: UnsafeMutableRawPointer
+    package let byteCount: Int
     private let release: Release
 
-    enum Release {
+    package enum Release {
         case free
         case pool(StoragePool)
         case lent(any StorageLender, tag: Int)
@@ -26,7 +26,7 @@ final class MediaStorage: @unchecked Sendable {
 
     /// Wraps memory `lender` owns; it takes the block back (by `tag`) when the storage is no
     /// longer referenced.
-    init(lentBy lender: any StorageLender, tag: Int, bytes: UnsafeMutableRawPointer, byteCount: Int) {
+    package init(lentBy lender: any StorageLender, tag: Int, bytes: UnsafeMutableRawPointer, byteCount: Int) {
         self.bytes = bytes
         self.byteCount = byteCount
         release = .lent(lender, tag: tag)
@@ -39,11 +39,11 @@ final class MediaStorage: @unchecked Sendable {
     }
 
     /// Allocates `byteCount` bytes aligned for SIMD code, or throws `.outOfMemory`.
-    static func allocate(byteCount: Int) throws(CaptureError) -> MediaStorage {
+    package static func allocate(byteCount: Int) throws(CaptureError) -> MediaStorage {
         MediaStorage(bytes: try alignedAllocate(byteCount), byteCount: byteCount, release: .free)
     }
 
-    static func alignedAllocate(_ byteCount: Int) throws(CaptureError) -> UnsafeMutableRawPointer {
+    package static func alignedAllocate(_ byteCount: Int) throws(CaptureError) -> UnsafeMutableRawPointer {
         var pointer: UnsafeMutableRawPointer?
         guard posix_memalign(&pointer, 64, max(byteCount, 1)) == 0, let pointer else {
             throw CaptureError(.outOfMemory, "cannot allocate \(byteCount) bytes", operation: "posix_memalign")
@@ -61,20 +61,20 @@ final class MediaStorage: @unchecked Sendable {
 }
 
 /// Recycles equally sized blocks. Thread-safe; keeps at most `maximumIdle` blocks around.
-final class StoragePool: Sendable {
-    let blockSize: Int
-    let maximumIdle: Int
+package final class StoragePool: Sendable {
+    package let blockSize: Int
+    package let maximumIdle: Int
     // Unchecked Sendable: the pool's idle blocks, touched only under the pool's lock.
     private struct Idle: @unchecked Sendable { var blocks: [UnsafeMutableRawPointer] = [] }
     private let idle = Mutex(Idle())
 
-    init(blockSize: Int, maximumIdle: Int) {
+    package init(blockSize: Int, maximumIdle: Int) {
         self.blockSize = blockSize
         self.maximumIdle = maximumIdle
     }
 
     /// A block from the pool, or a new one when the pool is empty.
-    func take() throws(CaptureError) -> MediaStorage {
+    package func take() throws(CaptureError) -> MediaStorage {
         let bytes: UnsafeMutableRawPointer
         if let reused = idle.withLock({ $0.blocks.popLast() }) {
             bytes = reused
