@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 
 /// Fans hot-plug changes out to ``CaptureDevice/connectionEvents()`` subscribers. Two sources

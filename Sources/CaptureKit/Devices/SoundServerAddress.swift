@@ -56,22 +56,18 @@ struct SoundServerAddress: Equatable, Sendable {
 
     /// False only when every endpoint is a socket file that does not exist, so that no server
     /// can answer and a connection is not worth trying.
-    var mayBeReachable: Bool {
-        endpoints.contains { endpoint in
-            switch endpoint {
-            case .network: return true
-            case .socket(let path): return access(path, F_OK) == 0
-            }
-        }
-    }
+    var mayBeReachable: Bool { anyEndpoint { access($0, F_OK) == 0 } }
 
     /// Whether a server answers now: a listed network address, or a socket that accepts a
     /// connection (hung up at once). Never waits: a socket nobody listens on refuses at once.
-    var isAnswering: Bool {
+    var isAnswering: Bool { anyEndpoint(Self.accepts) }
+
+    /// Whether a network address is listed, or a socket passes `check`.
+    private func anyEndpoint(_ check: (String) -> Bool) -> Bool {
         endpoints.contains { endpoint in
             switch endpoint {
             case .network: return true
-            case .socket(let path): return Self.accepts(path)
+            case .socket(let path): return check(path)
             }
         }
     }

@@ -14,7 +14,7 @@ extension CaptureDevice {
     /// try session.addInput(CaptureDeviceInput(device: microphone))
     /// ```
     public static func alsaMicrophone(pcm: String, localizedName: String? = nil) throws(CaptureError) -> CaptureDevice {
-        if let listed = DeviceRegistry.shared.devices().first(where: { $0.uniqueID == ALSABackend.uniqueIDPrefix + pcm }) {
+        if let listed = device(uniqueID: ALSABackend.uniqueIDPrefix + pcm) {
             return listed
         }
         return CaptureDevice(backend: try ALSABackend(pcmName: pcm, localizedName: localizedName ?? "ALSA \(pcm)"))

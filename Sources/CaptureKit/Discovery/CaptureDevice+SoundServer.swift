@@ -4,7 +4,7 @@ extension CaptureDevice {
     /// no such source — never a device that would record silence.
     public static func soundServerSource(named name: String) throws(CaptureError) -> CaptureDevice {
         let uniqueID = PulseSourceBackend.uniqueIDPrefix + name
-        guard let device = DeviceRegistry.shared.devices().first(where: { $0.uniqueID == uniqueID }) else {
+        guard let device = device(uniqueID: uniqueID) else {
             throw CaptureError(.deviceNotFound, "no sound server source named \(name)", deviceID: uniqueID)
         }
         return device

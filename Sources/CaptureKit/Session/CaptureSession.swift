@@ -76,7 +76,7 @@ public final class CaptureSession: Sendable {
     public var state: State { model.withLock { $0.lifecycle.state } }
 
     /// Whether the session is capturing (running or interrupted), as `isRunning`.
-    public var isRunning: Bool { [.running, .interrupted].contains(state) }
+    public var isRunning: Bool { model.withLock { $0.lifecycle.streamsRun } }
 
     /// Whether a device has gone away while running.
     public var isInterrupted: Bool { state == .interrupted }

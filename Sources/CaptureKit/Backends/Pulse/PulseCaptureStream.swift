@@ -212,7 +212,7 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
         var latency: pa_usec_t = 0
         var negative: Int32 = 0
         guard let stream, pa_stream_get_latency(stream, &latency, &negative) == 0 else {
-            return (now - Int64(frames) * 1_000_000_000 / Int64(format.sampleRate), now)
+            return (now - MonotonicClock.nanoseconds(atSample: Int64(frames), rate: format.sampleRate), now)
         }
         let nanoseconds = Int64(latency) * 1_000
         return (negative != 0 ? now + nanoseconds : now - nanoseconds, now)
