@@ -14,6 +14,11 @@ struct EncodedPacket {
     let packet: UnsafeMutablePointer<AVPacket>
     /// The time base of the packet's timestamps.
     let timeBase: AVRational
+
+    /// The presentation time, in ``timeBase`` units (nil when the packet has none).
+    var presentationTimestamp: Int64? {
+        packet.pointee.pts == FFmpeg.noTimestamp ? nil : packet.pointee.pts
+    }
 }
 
 /// Where an encoder hands its packets, one at a time.

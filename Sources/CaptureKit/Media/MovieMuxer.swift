@@ -166,6 +166,14 @@ final class MovieMuxer {
         let packet = encoded.packet
         packet.pointee.stream_index = stream.pointee.index
         av_packet_rescale_ts(packet, encoded.timeBase, video ? videoTimeBase : audioTimeBase)
+        // An encoder that replaced another mid-track (a live recording changing speed) starts
+        // its decode times as if it were the first: they may reach back past the last packet.
+        // Its first frames are a keyframe and its successors, so any decode time between the
+        // last one and their presentation times is right.
+        if let last = timings[Int(stream.pointee.index)].last?.dts, packet.pointee.dts != FFmpeg.noTimestamp,
+           packet.pointee.dts <= last, last < packet.pointee.pts {
+            packet.pointee.dts = last + 1
+        }
         payloadBytes += Int64(packet.pointee.size)
         timings[Int(stream.pointee.index)].append(PacketTiming(pts: packet.pointee.pts, dts: packet.pointee.dts, duration: packet.pointee.duration))
         try FFmpeg.check(av_interleaved_write_frame(context, packet), "av_interleaved_write_frame", "cannot write \(path)", code: .fileError, path: path)

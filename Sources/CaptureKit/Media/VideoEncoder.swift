@@ -15,10 +15,54 @@ final class VideoEncoder {
     /// flushed carry no duration of their own.
     private var lastDuration: Int64 = 0
 
+    /// How much faster than its settings say the encoder runs: `.configured`, or a faster x264 /
+    /// x265 preset that a live recording falls back to while the encoder cannot keep up.
+    let speed: Speed
+
+    /// A preset, whether x264 is told to keep the configured preset's stream headers (so one
+    /// track can hold frames of both), and whether it works for a live recording.
+    struct Speed: Hashable, Sendable {
+        var preset: MovieOutputSettings.EncoderPreset
+        /// x264's fast presets turn off CABAC, 8x8 transforms, weighted prediction and
+        /// B-frames, which changes the SPS/PPS; this keeps them on (the default presets' values),
+        /// which costs the fastest preset a little of its speed.
+        var keepsHeaders = false
+        /// Less delay between a frame and its packet, so a killed recording loses less: no
+        /// sync lookahead, and a rate-control lookahead of at most 0.2 s of frames (x264's
+        /// `veryfast` holds 16 frames, 0.53 s at 30 fps; this leaves 8). Costs a little
+        /// compression; changes no header.
+        var lowLatency = false
+
+        /// The settings' own preset; `live` for a recording from a live device.
+        static func configured(_ settings: MovieOutputSettings, live: Bool = false) -> Speed {
+            Speed(preset: settings.encoderPreset, lowLatency: live)
+        }
+
+        /// The speeds a live recording falls back to, fastest last: every faster preset.
+        static func fallbacks(for settings: MovieOutputSettings) -> [Speed] {
+            guard settings.videoCodec != .mjpeg, let index = MovieOutputSettings.EncoderPreset.allCases.firstIndex(of: settings.encoderPreset) else { return [] }
+            return MovieOutputSettings.EncoderPreset.allCases[..<index].reversed().map {
+                Speed(preset: $0, keepsHeaders: settings.videoCodec == .h264, lowLatency: true)
+            }
+        }
+
+        /// The x264 options that go with the speed (`x264-params`) at `framesPerSecond`.
+        func x264Parameters(framesPerSecond: Double) -> String? {
+            var options: [String] = []
+            if keepsHeaders { options.append("cabac=1:8x8dct=1:weightp=1:weightb=1:bframes=3:b-pyramid=2") }
+            if lowLatency {
+                let defaultLookahead = [MovieOutputSettings.EncoderPreset.ultrafast: 0, .superfast: 0, .veryfast: 10, .faster: 20, .fast: 30][preset] ?? 40
+                options.append("sync-lookahead=0:rc-lookahead=\(min(defaultLookahead, max(3, Int((framesPerSecond * 0.2).rounded()))))")
+            }
+            return options.isEmpty ? nil : options.joined(separator: ":")
+        }
+    }
+
     /// Opens the encoder. Wraps `avcodec_open2`.
     init(codec: MovieOutputSettings.VideoCodec, width: Int, height: Int, sourceFormat: PixelFormat,
          frameDuration: MediaTime, settings: MovieOutputSettings, keyframeInterval: MediaTime,
-         globalHeader: Bool) throws(CaptureError) {
+         globalHeader: Bool, speed: Speed) throws(CaptureError) {
+        self.speed = speed
         let name = codec.encoderName
         let (encoder, context, frame, packet) = try FFmpeg.allocateEncoder(named: name)
         self.context = context
@@ -43,7 +87,8 @@ final class VideoEncoder {
         let priv = context.pointee.priv_data
         switch codec {
         case .h264, .hevc:
-            av_opt_set(priv, "preset", settings.encoderPreset.rawValue, 0)
+            av_opt_set(priv, "preset", speed.preset.rawValue, 0)
+            if codec == .h264, let parameters = speed.x264Parameters(framesPerSecond: 1 / rate.seconds) { av_opt_set(priv, "x264-params", parameters, 0) }
             if codec == .hevc { av_opt_set(priv, "x265-params", "log-level=error", 0) }
             switch settings.videoQuality ?? .constantQuality(23) {
             case .constantQuality(let crf): av_opt_set(priv, "crf", String(min(51, max(0, crf))), 0)
@@ -120,6 +165,43 @@ final class VideoEncoder {
             try FFmpeg.flushEncoder(context, "video")
         }
         try drain(write: write)
+    }
+
+    /// The stream headers the encoder wrote into its extradata (with a global header): the
+    /// parameter-set NAL units (H.264 SPS/PPS, HEVC VPS/SPS/PPS) of its Annex B extradata,
+    /// without the SEI that names the options. Two encoders with equal parameter sets write
+    /// frames one track can hold one after the other.
+    var parameterSets: [[UInt8]] {
+        guard let data = context.pointee.extradata, context.pointee.extradata_size > 0 else { return [] }
+        let bytes = Array(UnsafeBufferPointer(start: data, count: Int(context.pointee.extradata_size)))
+        let isParameterSet: (UInt8) -> Bool = context.pointee.codec_id == AV_CODEC_ID_HEVC
+            ? { (32...34).contains(($0 >> 1) & 0x3F) } : { [7, 8].contains($0 & 0x1F) }
+        return Self.annexBUnits(bytes).filter { !$0.isEmpty && isParameterSet($0[0]) }
+    }
+
+    /// The NAL units of an Annex B byte stream (split at 00 00 01 start codes, the zero byte
+    /// of a four-byte start code dropped).
+    static func annexBUnits(_ bytes: [UInt8]) -> [[UInt8]] {
+        var units: [[UInt8]] = []
+        var start: Int?
+        var index = 0
+        while index + 2 < bytes.count {
+            if bytes[index] == 0, bytes[index + 1] == 0, bytes[index + 2] == 1 {
+                if let start { units.append(trimmed(bytes[start..<index])) }
+                index += 3
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        if let start, start < bytes.count { units.append(Array(bytes[start...])) }
+        return units
+    }
+
+    private static func trimmed(_ unit: ArraySlice<UInt8>) -> [UInt8] {
+        var end = unit.endIndex
+        while end > unit.startIndex, unit[end - 1] == 0 { end -= 1 }
+        return Array(unit[unit.startIndex..<end])
     }
 
     /// Whether `frame` can be stored as it is: a JPEG the camera sent, recorded as MJPEG at its

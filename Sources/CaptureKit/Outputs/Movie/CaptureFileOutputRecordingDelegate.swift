@@ -7,6 +7,11 @@ import Foundation
 public protocol CaptureFileOutputRecordingDelegate: AnyObject, Sendable {
     /// The first frame was written.
     func fileOutput(_ output: CaptureMovieFileOutput, didStartRecordingTo fileURL: URL, from connections: [CaptureConnection])
+    /// The first frame was written; `startPTS` is its capture time (on the session's clock,
+    /// ``MediaTime/now``), the time the file's zero stands for (iOS 18's
+    /// `fileOutput(_:didStartRecordingTo:startPTS:from:)`). By default it calls the variant
+    /// without the time, so implement either.
+    func fileOutput(_ output: CaptureMovieFileOutput, didStartRecordingTo fileURL: URL, startPTS: MediaTime, from connections: [CaptureConnection])
     /// Recording paused at a frame boundary.
     func fileOutput(_ output: CaptureMovieFileOutput, didPauseRecordingTo fileURL: URL, from connections: [CaptureConnection])
     /// Recording resumed; the file has no gap.
@@ -20,6 +25,9 @@ public protocol CaptureFileOutputRecordingDelegate: AnyObject, Sendable {
 }
 
 extension CaptureFileOutputRecordingDelegate {
+    public func fileOutput(_ output: CaptureMovieFileOutput, didStartRecordingTo fileURL: URL, startPTS: MediaTime, from connections: [CaptureConnection]) {
+        fileOutput(output, didStartRecordingTo: fileURL, from: connections)
+    }
     public func fileOutput(_ output: CaptureMovieFileOutput, didStartRecordingTo fileURL: URL, from connections: [CaptureConnection]) {}
     public func fileOutput(_ output: CaptureMovieFileOutput, didPauseRecordingTo fileURL: URL, from connections: [CaptureConnection]) {}
     public func fileOutput(_ output: CaptureMovieFileOutput, didResumeRecordingTo fileURL: URL, from connections: [CaptureConnection]) {}

@@ -350,8 +350,8 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
             ($0.delegate, $0.queue, $0.url ?? URL(fileURLWithPath: "/"), $0.connections, $0.recording)
         }
         switch event {
-        case .started:
-            queue.async { delegate?.fileOutput(self, didStartRecordingTo: url, from: connections) }
+        case .started(let time):
+            queue.async { delegate?.fileOutput(self, didStartRecordingTo: url, startPTS: time, from: connections) }
         case .paused:
             queue.async { delegate?.fileOutput(self, didPauseRecordingTo: url, from: connections) }
         case .resumed:

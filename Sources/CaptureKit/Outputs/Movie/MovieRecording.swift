@@ -47,7 +47,8 @@ final class MovieRecording: @unchecked Sendable {
 
     /// What the recording tells its output, on the encoder thread.
     enum Event: Sendable {
-        case started
+        /// The first frame went in; file time zero is this capture time.
+        case started(at: MediaTime)
         case paused
         case resumed
         case willFinish
@@ -73,7 +74,15 @@ final class MovieRecording: @unchecked Sendable {
 
     // Encoder-thread state.
     private let muxer: MovieMuxer
-    private let videoEncoder: VideoEncoder?
+    private var videoEncoder: VideoEncoder?
+    private var keyframeInterval = MediaTime.zero
+    /// Live recordings: what keeps the encoder close behind the camera, the speeds it may
+    /// step through (index: its level), the frames inside the encoder by presentation time
+    /// (90 kHz), and a speed change to make once the current call into the encoder returns.
+    private var pace: EncoderPace?
+    private var speeds: [VideoEncoder.Speed] = []
+    private var framesInEncoder: [Int64: (captured: MediaTime, handed: MediaTime)] = [:]
+    private var pendingStep: EncoderPace.Step?
     private let audioEncoder: AudioEncoder?
     private let startDate = Date()
     private var timeline = RecordingTimeline()
@@ -88,12 +97,13 @@ final class MovieRecording: @unchecked Sendable {
     private var lastSpaceCheck: MediaTime = .zero
     private var finished = false
 
-    /// How often the muxer cuts a fragment: a quarter of the interval asked for. A crash loses
-    /// the open fragment plus the frames still inside the encoder (lookahead, B-frames and frame
-    /// threads hold back about half a second), so short fragments keep the loss within one
-    /// interval. They cost ~200 bytes each, and a finished recording is defragmented anyway.
+    /// How often the muxer cuts a fragment: an eighth of the interval asked for. A crash loses
+    /// the open fragment plus the frames inside the encoder and its queue (``EncoderPace`` keeps
+    /// those under about half a second for a live recording), so short fragments keep the loss
+    /// within one interval. They cost ~200 bytes each, and a finished recording is defragmented
+    /// anyway.
     private var fragmentDuration: MediaTime? {
-        configuration.fragmentInterval.map { $0.convertScale(1_000_000).multiplied(by: 1, dividedBy: 4) }
+        configuration.fragmentInterval.map { $0.convertScale(1_000_000).multiplied(by: 1, dividedBy: 8) }
     }
 
     /// Opens the file, the encoders and writes the header — everything that can fail before a
@@ -106,13 +116,25 @@ final class MovieRecording: @unchecked Sendable {
         self.muxer = muxer
         do throws(CaptureError) {
             if let video = configuration.video {
-                let keyframes = video.settings.keyframeInterval ?? configuration.fragmentInterval ?? MediaTime(value: 2, timescale: 1)
-                let encoder = try VideoEncoder(codec: video.settings.videoCodec, width: video.width, height: video.height,
-                                               sourceFormat: video.sourceFormat, frameDuration: video.frameDuration,
-                                               settings: video.settings, keyframeInterval: keyframes,
-                                               globalHeader: muxer.needsGlobalHeader)
+                keyframeInterval = video.settings.keyframeInterval ?? configuration.fragmentInterval ?? MediaTime(value: 2, timescale: 1)
+                let encoder = try Self.videoEncoder(video, keyframeInterval: keyframeInterval, globalHeader: muxer.needsGlobalHeader,
+                                                    speed: .configured(video.settings, live: !configuration.holdBack))
                 try muxer.addVideo(encoder, rotation: video.rotation, mirrored: video.mirrored)
                 videoEncoder = encoder
+                if !configuration.holdBack {
+                    // Live: start one step faster when that encoder writes the track's headers.
+                    speeds = [encoder.speed] + VideoEncoder.Speed.fallbacks(for: video.settings)
+                    var steps = speeds.count - 1
+                    if steps > 0 {
+                        let faster = try? Self.videoEncoder(video, keyframeInterval: keyframeInterval, globalHeader: muxer.needsGlobalHeader, speed: speeds[1])
+                        if let faster, !encoder.parameterSets.isEmpty, faster.parameterSets == encoder.parameterSets {
+                            videoEncoder = faster
+                        } else {
+                            steps = 0
+                        }
+                    }
+                    pace = EncoderPace(steps: steps, level: steps > 0 ? 1 : 0)
+                }
             } else {
                 videoEncoder = nil
             }
@@ -133,6 +155,13 @@ final class MovieRecording: @unchecked Sendable {
             unlink(path)
             throw error
         }
+    }
+
+    private static func videoEncoder(_ video: VideoTrack, keyframeInterval: MediaTime, globalHeader: Bool,
+                                     speed: VideoEncoder.Speed) throws(CaptureError) -> VideoEncoder {
+        try VideoEncoder(codec: video.settings.videoCodec, width: video.width, height: video.height,
+                         sourceFormat: video.sourceFormat, frameDuration: video.frameDuration, settings: video.settings,
+                         keyframeInterval: keyframeInterval, globalHeader: globalHeader, speed: speed)
     }
 
     /// Starts the encoder thread.
@@ -193,7 +222,7 @@ final class MovieRecording: @unchecked Sendable {
     }
 
     private func handleVideo(_ sample: SampleBuffer) throws(CaptureError) {
-        guard let encoder = videoEncoder, let video = configuration.video else { return }
+        guard videoEncoder != nil, let video = configuration.video else { return }
         let pts = sample.presentationTimeStamp
         let duration = sample.duration.isNumeric ? sample.duration : video.frameDuration
         // Samples are handled in arrival order: a frame that arrives after the stop was asked
@@ -222,16 +251,35 @@ final class MovieRecording: @unchecked Sendable {
             try finish(stopError(.maximumDurationReached, "the recording reached its maximum duration of \(limit.seconds) s"))
             return
         }
+        let handed = MonotonicClock.now()
+        if var pace {
+            let oldest = framesInEncoder.values.min { $0.captured < $1.captured }
+            let (admission, step) = pace.admit(captured: pts, now: handed, newerWaiting: queue.queuedVideoCount > 0, oldestInside: oldest)
+            self.pace = pace
+            if let step { try changeSpeed(step) }
+            if admission == .drop {
+                progress.withLock { $0.dropped += 1 }
+                try flushAudio(upTo: pts + duration)
+                return
+            }
+        }
         let pts90k = fileTime.convertScale(VideoEncoder.timeBase.den).value
         let duration90k = duration.convertScale(VideoEncoder.timeBase.den).value
+        // After any speed change above: the encoder that takes the frame.
+        guard let encoder = videoEncoder else { return }
+        if pace != nil { framesInEncoder[pts90k] = (pts, handed) }
         if let jpeg = sample.compressedFrame, let source = sample.pixelBuffer,
            encoder.canPassThrough(jpeg, width: source.width, height: source.height, codec: video.settings.videoCodec) {
             // The camera's JPEG is already what an MJPEG recording stores.
-            try encoder.passThrough(jpeg, pts: pts90k, duration: duration90k, write: muxer.write)
+            try encoder.passThrough(jpeg, pts: pts90k, duration: duration90k, write: writeVideo)
         } else {
             let target = VideoTarget(pixelFormat: encoder.pixelFormat, width: video.width, height: video.height)
             guard let frame = try sample.converted(to: target).pixelBuffer else { return }
-            try encoder.encode(frame, pts: pts90k, duration: duration90k, write: muxer.write)
+            try encoder.encode(frame, pts: pts90k, duration: duration90k, write: writeVideo)
+        }
+        if let step = pendingStep {
+            pendingStep = nil
+            try changeSpeed(step)
         }
         videoEnd = pts + duration
         progress.withLock {
@@ -241,6 +289,44 @@ final class MovieRecording: @unchecked Sendable {
         }
         try flushAudio(upTo: pts + duration)
         try checkLimits(at: fileTime + duration)
+    }
+
+    /// Writes a video packet and tells the pace when the frame left the encoder.
+    private func writeVideo(_ packet: EncodedPacket) throws(CaptureError) {
+        let pts = packet.presentationTimestamp
+        try muxer.write(packet)
+        guard var pace, let pts, let frame = framesInEncoder.removeValue(forKey: pts) else { return }
+        if let step = pace.packetLeft(captured: frame.captured, handed: frame.handed, now: MonotonicClock.now()) { pendingStep = step }
+        self.pace = pace
+    }
+
+    /// Replaces the video encoder by one at the pace's new level, if its stream headers are
+    /// the track's (else the pace learns that the step cannot be taken). The old encoder is
+    /// flushed first: the frames inside it are written, and the new one starts with a keyframe.
+    private func changeSpeed(_ step: EncoderPace.Step) throws(CaptureError) {
+        guard var pace, let video = configuration.video, let current = videoEncoder else { return }
+        let speed = speeds[pace.level]
+        let name = configuration.url.lastPathComponent
+        let replacement: VideoEncoder
+        do throws(CaptureError) {
+            replacement = try Self.videoEncoder(video, keyframeInterval: keyframeInterval, globalHeader: muxer.needsGlobalHeader, speed: speed)
+        } catch {
+            CaptureLog.emit(.warning, "capturekit", "movie \(name): cannot open the \(speed.preset.rawValue) encoder (\(error.message)); staying at \(current.speed.preset.rawValue)")
+            pace.stepFailed(step)
+            self.pace = pace
+            return
+        }
+        guard !current.parameterSets.isEmpty, replacement.parameterSets == current.parameterSets else {
+            CaptureLog.emit(.info, "capturekit", "movie \(name): the \(speed.preset.rawValue) preset writes other stream headers than the track's; frames are dropped instead")
+            pace.stepFailed(step)
+            self.pace = pace
+            return
+        }
+        try current.encode(nil, pts: 0, duration: 0, write: writeVideo)
+        videoEncoder = replacement
+        framesInEncoder.removeAll()
+        pendingStep = nil
+        CaptureLog.emit(.info, "capturekit", "movie \(name): encoder \(step == .faster ? "behind" : "keeping up"), preset \(current.speed.preset.rawValue) -> \(speed.preset.rawValue)")
     }
 
     private func handleAudio(_ sample: SampleBuffer) throws(CaptureError) {
@@ -282,7 +368,12 @@ final class MovieRecording: @unchecked Sendable {
     /// Passes a timeline transition on, keeping `progress.paused` in step.
     private func report(_ transition: RecordingTimeline.Transition?) {
         switch transition {
-        case .started: onEvent(.started)
+        case .started:
+            let origin = timeline.origin ?? .zero
+            if CaptureLog.wants(.info) {
+                CaptureLog.emit(.info, "capturekit", "movie \(configuration.url.lastPathComponent): started at capture time \(String(format: "%.6f", origin.seconds)) s")
+            }
+            onEvent(.started(at: origin))
         case .paused:
             progress.withLock { $0.paused = true }
             onEvent(.paused)

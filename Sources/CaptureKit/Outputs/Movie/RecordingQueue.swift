@@ -57,6 +57,13 @@ final class RecordingQueue: @unchecked Sendable {
         video ? queuedVideo >= (holdBack ? Self.heldBackVideoCapacity : Self.videoCapacity) : queuedAudio >= Self.audioCapacity
     }
 
+    /// Video frames waiting: whether the encoder has newer frames than the one it holds.
+    var queuedVideoCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return queuedVideo
+    }
+
     /// Queues a command; never refused before `close()`.
     func push(_ item: Item) {
         condition.lock()

@@ -55,24 +55,37 @@ extension RealTimeCaptureTests {
             return try #require(recorded)
         }
 
-        @Test func sigkillLeavesAFileReadableToWithinOneFragment() async throws {
-            let url = MovieFiles.path("killed", "mov")
-            let (child, terminal) = try startRecording([url.path, "--preset", "vga640x480", "--fragment", "1s"], output: FileHandle.nullDevice)
+        /// The capture time of the recording's first frame, from the child's log line "movie
+        /// NAME: started at capture time T s" (`--verbose`): the capture clock is
+        /// CLOCK_MONOTONIC, which this process reads too.
+        private static func startTime(_ lines: [String]) -> Double? {
+            lines.lazy.compactMap { line -> Double? in
+                guard let range = line.range(of: "started at capture time ") else { return nil }
+                return Double(line[range.upperBound...].prefix { $0 != " " })
+            }.first
+        }
+
+        /// The promise of a live recording (``EncoderPace``): a SIGKILL at any moment loses at
+        /// most a second of what the camera had captured by then, at the default 1080p preset,
+        /// whatever the load (the encoder steps to a faster preset, then drops frames).
+        /// `scripts/crash-under-load.py` runs this 10 times per container beside two CPU hogs.
+        @Test(arguments: ["mov", "mp4", "mkv"])
+        func sigkillLosesAtMostOneSecondOfWhatWasCaptured(container: String) async throws {
+            let url = MovieFiles.path("killed", container)
+            let (child, terminal) = try startRecording([url.path, "--verbose"], output: FileHandle.nullDevice)
             defer { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
-            let recorded = try await waitUntilRecorded(3, terminal)
-            let rate = try #require(Self.progress(terminal.lines.items, "fps"))
+            let started = await terminal.lines.wait(timeout: .seconds(60)) { Self.startTime($0) != nil }
+            let start = try #require(started ? Self.startTime(terminal.lines.items) : nil, "no start line: \(terminal.lines.items.suffix(3))")
+            // A moment of the test's choosing, not of the child's: somewhere 1.5–4 s in.
+            let delay = Double.random(in: 1.5...4)
+            try await Task.sleep(for: .seconds(delay))
+            let killed = MediaTime.now.seconds
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
             #expect(child.terminationReason == .uncaughtSignal)
-            // What the encoder had been handed when the child last reported, less what a kill
-            // loses: the open fragment and the frames still inside the encoder, within one
-            // fragment interval's worth of frames (30). Those are a number of frames, so on a
-            // machine that records fewer frames a second (the child measured its own rate) they
-            // span more seconds.
-            let allowance = 1.0 * max(1, 30 / max(rate, 1))
+            let captured = killed - start
             let readable = readableSeconds(url.path)
-            #expect(readable >= recorded - allowance,
-                    "only \(readable) s readable of the \(recorded) s the child had recorded at \(rate) frames/s")
+            #expect(captured - readable <= 1.0, "killed \(captured) s after the first frame, \(readable) s readable")
             // ffmpeg decodes it from start to end without error.
             try FileFixtures.run("ffmpeg", ["-v", "error", "-xerror", "-i", url.path, "-f", "null", "-"])
         }
