@@ -17,8 +17,12 @@ enum DeviceLookup {
     static func find(_ name: String?, mediaType: MediaType, looping: Bool = true,
                      pacing: DevicePacing = .realTime) throws -> CaptureDevice {
         if let name, name.hasPrefix(filePrefix) {
-            let path = String(name.dropFirst(filePrefix.count))
-            if !path.isEmpty { _ = try CommandPath.input(path, what: "the \(filePrefix) device's file") }
+            var path = String(name.dropFirst(filePrefix.count))
+            if !path.isEmpty {
+                let checked = try CommandPath.input(path, what: "the \(filePrefix) device's file")
+                // A name that is not UTF-8 is read through /proc/self/fd/N from here on.
+                if checked.path != URL(fileURLWithPath: path).path { path = checked.path }
+            }
             return try fileDevice(path: path, mediaType: mediaType, looping: looping, pacing: pacing)
         }
         let candidates = CaptureDevice.allDevices.filter { $0.hasMediaType(mediaType) }

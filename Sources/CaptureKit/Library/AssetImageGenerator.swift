@@ -4,7 +4,8 @@ import Synchronization
 
 /// Pictures of a media file at chosen times — thumbnails, posters, frames for a timeline
 /// (`AVAssetImageGenerator`). Works on any file FFmpeg reads: movies in any container, photos
-/// (JPEG, PNG, … give their single image) and audio files with cover art.
+/// (JPEG, PNG, … give their single image) and audio files with cover art; and on HEIF/AVIF
+/// photos, which libheif reads (upright: their rotation is applied as they decode).
 ///
 /// ```swift
 /// let movie = try MediaAsset(url: URL(fileURLWithPath: "door.mov"))
@@ -54,11 +55,11 @@ public final class AssetImageGenerator: Sendable {
 
     /// A decoder for the asset's file and the scaler that goes with it.
     private final class Engine: Sendable {
-        let seeker: AssetFrameSeeker
+        let seeker: any AssetFrameSource
         let scaler: AssetImageScaler
 
         init(asset: MediaAsset) throws(CaptureError) {
-            seeker = try AssetFrameSeeker(url: asset.fileURL, isPhoto: asset.kind == .photo)
+            seeker = try AssetFrameSeeker.source(url: asset.fileURL, isPhoto: asset.kind == .photo)
             scaler = AssetImageScaler(path: asset.fileURL.path)
         }
     }

@@ -221,7 +221,8 @@ extension MediaLibrary {
     /// or has no size.
     static func inspectImage(at url: URL, id: String, format: MediaLibraryImageFormat?) throws(CaptureError) -> MediaAsset {
         if format == .heif {
-            let size = try MediaLibraryHEIFReader.size(of: url)
+            let image = try HEIFImage(url: url)
+            let size = MediaAsset.Size(width: image.width, height: image.height)
             var status = stat()
             let date = stat(url.path, &status) == 0 ? MediaLibraryFileSystem.modificationDate(of: status) : Date()
             return MediaAsset(indexedID: id, kind: .photo, fileURL: url, creationDate: date, duration: .zero, naturalSize: size)

@@ -17,13 +17,24 @@ import Foundation
 /// When the keyframe the demuxer lands on is shown after `time` (containers that index by
 /// decode time, with B-frames), the seek is retried further back, down to the start.
 /// Photos and cover art are single pictures: every time gives that picture, at time zero.
-final class AssetFrameSeeker: @unchecked Sendable {
+final class AssetFrameSeeker: AssetFrameSource, @unchecked Sendable {
     // Unchecked Sendable: an FFmpeg decoder used by one thread at a time.
     /// What to find: a numeric `time`, and non-negative (or infinite) tolerances.
     struct Request {
         var time: MediaTime
         var toleranceBefore: MediaTime
         var toleranceAfter: MediaTime
+    }
+
+    /// The frames of the file at `url`: through FFmpeg, or through libheif for a HEIF or AVIF
+    /// image FFmpeg cannot open.
+    static func source(url: URL, isPhoto: Bool) throws(CaptureError) -> any AssetFrameSource {
+        do throws(CaptureError) {
+            return try AssetFrameSeeker(url: url, isPhoto: isPhoto)
+        } catch {
+            guard error.code == .unsupportedFile, HEIFImage.isHEIF(url) else { throw error }
+            return try HEIFFrameSource(url: url)
+        }
     }
 
     let url: URL

@@ -48,10 +48,22 @@ public struct MediaFileInfo: Sendable, Hashable {
     /// container does not say how many frames it has (Matroska, MPEG-TS) — which reads the
     /// whole file, without decoding.
     ///
+    /// HEIF and AVIF photos, which FFmpeg before 6.1 cannot open, are read with libheif: the
+    /// container is `heif`, with one video stream (`hevc` or `av1`, one frame) of the upright
+    /// picture's size.
+    ///
     /// Throws `.fileError` for a missing or unreadable file, `.unsupportedFile` for one FFmpeg
     /// cannot read as media, and `.corruptFile` when counting hits damaged data.
     public init(contentsOf url: URL, countingFrames: Bool = true) throws(CaptureError) {
-        let input = try MediaInput(url: url.isFileURL ? url.standardizedFileURL : url)
+        let fileURL = url.isFileURL ? url.standardizedFileURL : url
+        let input: MediaInput
+        do throws(CaptureError) {
+            input = try MediaInput(url: fileURL)
+        } catch {
+            guard error.code == .unsupportedFile, HEIFImage.isHEIF(fileURL) else { throw error }
+            self = MediaFileInfo(heif: try HEIFImage(url: fileURL))
+            return
+        }
         let context = input.context.pointee
         path = input.path
         container = context.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
@@ -70,6 +82,18 @@ public struct MediaFileInfo: Sendable, Hashable {
         if countingFrames, streams.contains(where: { $0.frameCount == nil && ($0.kind == .video || $0.kind == .audio) }) {
             try countPackets(input)
         }
+    }
+
+    /// A HEIF still as libheif reads it.
+    private init(heif: HEIFImage) {
+        path = heif.path
+        container = "heif"
+        containerDescription = "HEIF image (libheif)"
+        var status = stat()
+        byteCount = stat(heif.path, &status) == 0 ? Int64(status.st_size) : nil
+        metadata = [:]
+        streams = [MediaStreamInfo(stillImage: heif.codec, width: heif.width, height: heif.height)]
+        mainVideoIndex = 0
     }
 
     /// Reads every packet to count frames and measure durations the container does not state.

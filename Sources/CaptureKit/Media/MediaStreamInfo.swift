@@ -116,6 +116,21 @@ public struct MediaStreamInfo: Sendable, Hashable {
         }
     }
 
+    /// The one stream of a still image FFmpeg does not read (a HEIF photo): coded with
+    /// `codec` (FFmpeg's name), one frame of `width`×`height`.
+    init(stillImage codec: String, width: Int, height: Int) {
+        index = 0
+        kind = .video
+        self.codec = codec
+        codecDescription = avcodec_descriptor_get_by_name(codec)?.pointee.long_name.map { String(cString: $0) } ?? codec
+        frameCount = 1
+        self.width = width
+        self.height = height
+        rotation = 0
+        isAttachedPicture = false
+        metadata = [:]
+    }
+
     /// `ticks` of `timeBase` as a media time (exact: the time base's denominator is the timescale).
     static func time(_ ticks: Int64, _ timeBase: AVRational) -> MediaTime? {
         guard timeBase.isPositive else { return nil }

@@ -43,6 +43,10 @@ final class MovieMuxer {
     private var closed = false
     /// Bytes of packets handed to the muxer: what the file will hold, give or take the index.
     private(set) var payloadBytes: Int64 = 0
+    /// How long the file was after the last write that went through: with every packet
+    /// flushed, the muxer only ever leaves the file between whole fragments (clusters), so a
+    /// write that fails (a full disk) can be undone by cutting the file back to this.
+    private(set) var completeBytes: Int64 = 0
     /// Every packet's timing as written, per stream: a fragmented file keeps coarser timing
     /// than this (no per-packet duration for the last samples, no edit lists), so turning it
     /// into an ordinary file restores the exact values from here.
@@ -148,6 +152,7 @@ final class MovieMuxer {
         }
         try FFmpeg.check(avformat_write_header(context, &options), "avformat_write_header", code: .fileError, path: path)
         headerWritten = true
+        noteCompleteBytes()
         // The muxer may pick its own time bases (QuickTime scales small ones up).
         if let videoStream { videoTimeBase = videoStream.pointee.time_base }
         if let audioStream { audioTimeBase = audioStream.pointee.time_base }
@@ -180,6 +185,21 @@ final class MovieMuxer {
         if let pb = context.pointee.pb, pb.pointee.error < 0 {
             throw FFmpeg.error(pb.pointee.error, "av_interleaved_write_frame", "cannot write \(path)", code: .fileError, path: path)
         }
+        noteCompleteBytes()
+    }
+
+    private func noteCompleteBytes() {
+        if let pb = context.pointee.pb, pb.pointee.error >= 0 { completeBytes = avio_tell(pb) }
+    }
+
+    /// Closes the file after a failed write and cuts off what the failure left half written
+    /// (the end of a fragment the disk had no room for), so every byte left is part of a whole
+    /// fragment and players read the file without an error. Wraps `truncate`.
+    func closeFileDroppingPartialWrite() {
+        closeFile()
+        guard completeBytes > 0 else { return }
+        var info = stat()
+        if stat(path, &info) == 0, Int64(info.st_size) > completeBytes { _ = truncate(path, off_t(completeBytes)) }
     }
 
     /// Writes the trailer (the index of an unfragmented file, the last fragment otherwise) and

@@ -512,10 +512,12 @@ final class MovieRecording: @unchecked Sendable {
     private func abort(_ failure: CaptureError) {
         guard !finished else { return }
         onEvent(.willFinish)
-        muxer.closeFile()
         var error = failure
         if configuration.fragmentInterval != nil {
+            muxer.closeFileDroppingPartialWrite()
             error.message += "; the file plays up to the last fragment written"
+        } else {
+            muxer.closeFile()
         }
         complete(error)
     }

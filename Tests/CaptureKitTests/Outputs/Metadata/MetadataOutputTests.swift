@@ -393,6 +393,9 @@ extension RealTimeCaptureTests {
             })
             #expect(await video.samples.wait(timeout: .seconds(30)) { _ in output.statistics.scannedFrames > output.statistics.framesWithObjects })
             try await session.stop()
+            // Deliveries queued before the stop run before the counts are read, so the codes
+            // and the scan counts recorded beside them are read as one snapshot.
+            recorder.queue.sync {}
 
             let codes = recorder.codes
             #expect(recorder.batches.items.allSatisfy { $0.count == 1 })
