@@ -116,7 +116,9 @@ extension CaptureManager {
     /// Configures what the seed's capture methods configure when missing, starts the session
     /// and applies the orientation; returns the photo or movie output.
     private func prepare(forMovie: Bool) async throws(CaptureError) -> CaptureOutput {
-        if !state.withLock({ $0.isPresetConfigured }) { configureSessionPreset(.medium) }
+        // The seed's default preset is for a session the manager builds; a session the
+        // application already runs keeps its preset (and the picture its viewers see).
+        if !state.withLock({ $0.isPresetConfigured }), !captureSession.isRunning { configureSessionPreset(.medium) }
         if state.withLock({ $0.videoInput }) == nil { try configureVideoInput(position: .back) }
         if forMovie, state.withLock({ $0.audioInput }) == nil, CaptureDevice.default(for: .audio) != nil {
             try configureAudioInput()

@@ -18,7 +18,8 @@ import Synchronization
 ///
 /// Every configuration step is also available on its own (preset, inputs by camera position,
 /// outputs, start/stop off the caller's thread), as in the seed; the capture calls configure
-/// whatever is still missing with the seed's defaults (preset `.medium`, the back camera or
+/// whatever is still missing with the seed's defaults (preset `.medium` unless the session is
+/// already running — an application that started it keeps its preset —, the back camera or
 /// any camera, the default microphone for movies).
 public final class CaptureManager: Sendable {
     /// The session the manager drives; show it in a preview.

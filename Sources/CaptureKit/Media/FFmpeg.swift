@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Foundation
 import Glibc
 
 /// The one place FFmpeg return codes become `CaptureError`s: every libav* call that returns an
@@ -43,16 +44,40 @@ enum FFmpeg {
         av_log_set_level(AV_LOG_INFO)
         av_log_set_callback { context, level, format, arguments in
             let mapped: CaptureLog.Level = level <= AV_LOG_ERROR ? .error : level <= AV_LOG_WARNING ? .warning : .info
-            guard level <= AV_LOG_INFO, CaptureLog.wants(mapped), let format, let arguments else { return }
+            let trapping = level <= AV_LOG_ERROR && Thread.current.threadDictionary[errorTrapKey] != nil
+            guard level <= AV_LOG_INFO, trapping || CaptureLog.wants(mapped), let format, let arguments else { return }
             var printPrefix: Int32 = 1
             let line = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buffer -> String in
                 av_log_format_line2(context, level, format, arguments, buffer.baseAddress, 1024, &printPrefix)
                 return String(cString: buffer.baseAddress!)
             }
             let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !text.isEmpty { CaptureLog.emit(mapped, "ffmpeg", text) }
+            guard !text.isEmpty else { return }
+            if trapping {
+                // Without the "[demuxer @ 0x…] " prefix: the reason alone, for a person.
+                var reason = text
+                if text.hasPrefix("["), let end = text.range(of: "] ") { reason = String(text[end.upperBound...]) }
+                Thread.current.threadDictionary[errorTrapKey] = reason
+            }
+            if CaptureLog.wants(mapped) { CaptureLog.emit(mapped, "ffmpeg", text) }
         }
     }()
+
+    private static let errorTrapKey = "CaptureKit.FFmpeg.lastErrorLine"
+
+    /// Runs `body` and returns, beside its result, the last error line FFmpeg logged on this
+    /// thread meanwhile: the reason its error codes leave out (a picture too large to decode
+    /// fails with `AVERROR(EBUSY)`, "Device or resource busy"; the log says "Picture size
+    /// 60000x60000 is invalid").
+    static func withErrorLine<T>(_ body: () -> T) -> (result: T, errorLine: String?) {
+        prepare()
+        let dictionary = Thread.current.threadDictionary
+        dictionary[errorTrapKey] = ""
+        defer { dictionary.removeObject(forKey: errorTrapKey) }
+        let result = body()
+        let line = dictionary[errorTrapKey] as? String
+        return (result, line?.isEmpty == false ? line : nil)
+    }
 
     /// The encoder `name` with a context, a frame and a packet for it, allocated together: if one
     /// allocation fails, the others are freed. Wraps `avcodec_find_encoder_by_name`.

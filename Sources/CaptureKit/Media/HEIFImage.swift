@@ -26,7 +26,10 @@ final class HEIFImage {
     /// Whether the file at `url` starts like a HEIF or AVIF file libheif reads (its `ftyp`
     /// brands). Wraps `heif_check_filetype`.
     static func isHEIF(_ url: URL) -> Bool {
-        guard initialized, let file = FileHandle(forReadingAtPath: url.path) else { return false }
+        // Only regular files: opening a FIFO to look would wait for a writer forever.
+        var info = stat()
+        guard initialized, stat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+              let file = FileHandle(forReadingAtPath: url.path) else { return false }
         defer { try? file.close() }
         guard let head = try? file.read(upToCount: 64), head.count >= 12 else { return false }
         return head.withUnsafeBytes { bytes in

@@ -22,15 +22,15 @@ final class MediaInput: @unchecked Sendable {
         try Self.checkReadable(path)
         FFmpeg.prepare()
         var opened: UnsafeMutablePointer<AVFormatContext>?
-        let result = avformat_open_input(&opened, path, nil, nil)
+        let (result, reason) = FFmpeg.withErrorLine { avformat_open_input(&opened, path, nil, nil) }
         guard result >= 0, let opened else {
-            throw Self.openError(result, "avformat_open_input", path: path, what: "not a media file FFmpeg can read")
+            throw Self.openError(result, "avformat_open_input", path: path, what: "not a media file FFmpeg can read", reason: reason)
         }
         context = opened
-        let info = avformat_find_stream_info(opened, nil)
+        let (info, infoReason) = FFmpeg.withErrorLine { avformat_find_stream_info(opened, nil) }
         guard info >= 0 else {
             // Every stored property is set, so deinit closes the context.
-            throw Self.openError(info, "avformat_find_stream_info", path: path, what: "cannot read the streams of the file")
+            throw Self.openError(info, "avformat_find_stream_info", path: path, what: "cannot read the streams of the file", reason: infoReason)
         }
     }
 
@@ -84,9 +84,15 @@ final class MediaInput: @unchecked Sendable {
         }
     }
 
-    private static func openError(_ result: Int32, _ operation: String, path: String, what: String) -> CaptureError {
+    /// The error for a file FFmpeg could not open: its own reason when it logged one (which
+    /// says more than its error code), else the error code's text.
+    private static func openError(_ result: Int32, _ operation: String, path: String, what: String, reason: String?) -> CaptureError {
         var error = FFmpeg.error(result, operation, code: .unsupportedFile, path: path)
-        if error.code == .unsupportedFile { error.message = "\(what) (\(FFmpeg.message(result)))" }
+        if error.code == .unsupportedFile {
+            error.message = "\(what) (\(reason ?? FFmpeg.message(result)))"
+            // The code's errno (EBUSY for a picture too large) would only contradict the reason.
+            if reason != nil { error.errno = nil }
+        }
         return error
     }
 }

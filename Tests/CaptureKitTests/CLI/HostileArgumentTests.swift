@@ -48,6 +48,11 @@ struct HostileArgumentTests {
         Case(arguments: ["thumbnail", "picture.png", ""], status: 64, says: "OUT is empty"),
         Case(arguments: ["record", "folder"], status: 73, says: "is a folder"),
         Case(arguments: ["controls", "virtual-camera", "--set", "nosuch=1"], status: 64, says: "has no control 'nosuch'"),
+        // FFmpeg's own reason, not the errno its error code carries ("Device or resource busy").
+        Case(arguments: ["probe", "huge.y4m"], status: 65, says: "Picture size 60000x60000 is invalid"),
+        Case(arguments: ["thumbnail", "huge.y4m", "t.jpg"], status: 65, says: "Picture size 60000x60000 is invalid", absent: ["t.jpg"]),
+        Case(arguments: ["record", "out.mov", "--device", "file:huge.y4m", "--no-audio"], status: 65, says: "Picture size 60000x60000 is invalid",
+             absent: ["out.mov"]),
         // An empty path is not the current folder (defect 12).
         Case(arguments: ["library", "list", "--root", ""], status: 64, says: "--root is empty", absent: ["Photos", "Videos", "library.sqlite"]),
         Case(arguments: ["preview", "--web", "--library", ""], status: 64, says: "--library is empty", absent: ["Photos", "Videos", "library.sqlite"]),
@@ -123,13 +128,16 @@ struct HostileArgumentTests {
     }
 
     /// A fresh folder with `existing.mov` (not a movie: a few bytes a writer must not replace),
-    /// `picture.png` (a real picture), a FIFO `fifo.mp4` and a folder `folder`.
+    /// `picture.png` (a real picture), `huge.y4m` (a Y4M header declaring 60000x60000 frames),
+    /// a FIFO `fifo.mp4` and a folder `folder`.
     private static func folder() throws -> URL {
         let folder = FileFixtures.directory.appendingPathComponent("hostile-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("folder"), withIntermediateDirectories: true)
         try Data("precious, not a movie\n".utf8).write(to: folder.appendingPathComponent("existing.mov"))
         try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "color=red:s=32x24", "-frames:v", "1",
                                         folder.appendingPathComponent("picture.png").path])
+        try Data("YUV4MPEG2 W60000 H60000 F30:1 C420jpeg\nFRAME\n".utf8 + [UInt8](repeating: 0, count: 1000))
+            .write(to: folder.appendingPathComponent("huge.y4m"))
         guard mkfifo(folder.appendingPathComponent("fifo.mp4").path, 0o600) == 0 else {
             throw CaptureError(.fileError, "mkfifo failed", errno: errno)
         }

@@ -49,6 +49,22 @@ extension RealTimeCaptureTests {
             try await manager.stopSession()
         }
 
+        /// The web preview's photo button: the application runs the session (at its default
+        /// preset, the camera's largest size) and the manager must not switch it to the
+        /// seed's `.medium` for the photo — the picture and the photo stay the stream's size.
+        @Test func aPhotoOfASessionTheAppRunsHasTheStreamsSize() async throws {
+            let (manager, _, _) = try makeManager()
+            let camera = try makeTestCamera("manager photo size") { $0.sizes = [.init(width: 320, height: 240), .init(width: 960, height: 540)] }
+            defer { CaptureDevice.removeVirtualDevice(camera) }
+            try manager.configureVideoInput(device: camera)
+            try manager.captureSession.startRunning()
+            let streamed = manager.captureSession.sessionPreset
+            let saved = try await manager.takePhoto()
+            #expect(saved.asset.naturalSize == MediaAsset.Size(width: 960, height: 540), "the seed's .medium would take 320x240")
+            #expect(manager.captureSession.sessionPreset == streamed)
+            try await manager.stopSession()
+        }
+
         @Test(.tags(.childProcess)) func aMovieGoesToTheLibraryWithA100PixelCover() async throws {
             let (manager, calls, _) = try makeManager()
             manager.configureSessionPreset(.vga640x480)
