@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Makes the hostile-file corpus: small media files of every kind capture reads (made by
-ffmpeg, not by us), and mutations of each as an attacker or a broken disk makes them:
+ffmpeg and libheif's heif-enc, not by us), and mutations of each as an attacker or a broken disk makes them:
 truncations, bit flips, zeroed and 0xFF ranges, huge 32-bit fields, header-only copies and
 repeated chunks. Deterministic for a given --seed, so a finding can be made again.
 
@@ -32,6 +32,12 @@ def make_seeds(outdir):
         if not os.path.exists(path):
             subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y"] + INPUTS + ["-shortest"] + args + [path], check=True)
         paths.append(path)
+    # HEIF goes through libheif, not FFmpeg: its seed is made by libheif's own encoder.
+    heif = os.path.join(outdir, "still.heic")
+    if not os.path.exists(heif):
+        subprocess.run(["heif-enc", "-q", "50", "-o", heif, os.path.join(outdir, "still.png")], check=True,
+                       stdout=subprocess.DEVNULL)
+    paths.append(heif)
     return paths
 
 
