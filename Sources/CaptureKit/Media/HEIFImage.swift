@@ -44,16 +44,19 @@ final class HEIFImage {
         guard Self.initialized, let context = heif_context_alloc() else {
             throw CaptureError(.outOfMemory, "cannot allocate a HEIF context", operation: "heif_context_alloc", path: url.path)
         }
+        // An error's message belongs to the context: it is copied before the context is freed.
         let read = heif_context_read_from_file(context, url.path, nil)
         guard read.code == heif_error_Ok else {
+            let error = Self.failure(read, "heif_context_read_from_file", url.path)
             heif_context_free(context)
-            throw Self.failure(read, "heif_context_read_from_file", url.path)
+            throw error
         }
         var handle: OpaquePointer?
         let primary = heif_context_get_primary_image_handle(context, &handle)
         guard primary.code == heif_error_Ok, let handle else {
+            let error = Self.failure(primary, "heif_context_get_primary_image_handle", url.path)
             heif_context_free(context)
-            throw Self.failure(primary, "heif_context_get_primary_image_handle", url.path)
+            throw error
         }
         self.context = context
         self.handle = handle
@@ -109,7 +112,9 @@ final class HEIFImage {
     }
 
     private static func failure(_ error: heif_error, _ operation: String, _ path: String) -> CaptureError {
-        let message = error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)"
+        // One line, whatever the library wrote.
+        let message = (error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)")
+            .split(whereSeparator: \.isNewline).joined(separator: " ")
         return CaptureError(.corruptFile, "not a HEIF image libheif can read: \(message)", operation: operation, path: path)
     }
 }

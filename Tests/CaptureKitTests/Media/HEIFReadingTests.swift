@@ -41,6 +41,23 @@ struct HEIFReadingTests {
         #expect(asset.naturalSize == MediaAsset.Size(width: 320, height: 240))
     }
 
+    @Test func aTruncatedHEIFPhotoIsATypedErrorWithLibheifsReason() throws {
+        let url = try heifFile()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let whole = try Data(contentsOf: url)
+        try whole.prefix(whole.count / 3).write(to: url)
+        do {
+            _ = try MediaFileInfo(contentsOf: url)
+            Issue.record("a truncated HEIF file was read")
+        } catch {
+            #expect(error.code == .corruptFile)
+            // libheif's own words, read before its context (which owns them) is freed.
+            let reason = error.message.replacingOccurrences(of: "not a HEIF image libheif can read: ", with: "")
+            #expect(reason != error.message && !reason.isEmpty, "\(error.message)")
+            #expect(reason.unicodeScalars.allSatisfy { $0.isASCII && $0.value >= 0x20 }, "\(error.message)")
+        }
+    }
+
     @Test func aThumbnailOfAHEIFPhotoIsWhatLibheifDecodes() throws {
         let url = try heifFile()
         defer { try? FileManager.default.removeItem(at: url) }

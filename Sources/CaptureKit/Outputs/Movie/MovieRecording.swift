@@ -267,7 +267,12 @@ final class MovieRecording: @unchecked Sendable {
         let duration90k = duration.convertScale(VideoEncoder.timeBase.den).value
         // After any speed change above: the encoder that takes the frame.
         guard let encoder = videoEncoder else { return }
-        if pace != nil { framesInEncoder[pts90k] = (pts, handed) }
+        if pace != nil {
+            // x264 holds at most its lookahead (250 frames at the very most): more entries
+            // would mean packets that never matched, which must not pile up or pin the lag.
+            if framesInEncoder.count > 300 { framesInEncoder.removeAll() }
+            framesInEncoder[pts90k] = (pts, handed)
+        }
         if let jpeg = sample.compressedFrame, let source = sample.pixelBuffer,
            encoder.canPassThrough(jpeg, width: source.width, height: source.height, codec: video.settings.videoCodec) {
             // The camera's JPEG is already what an MJPEG recording stores.
