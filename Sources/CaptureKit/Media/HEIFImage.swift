@@ -26,15 +26,19 @@ final class HEIFImage {
     /// Whether the file at `url` starts like a HEIF or AVIF file libheif reads (its `ftyp`
     /// brands). Wraps `heif_check_filetype`.
     static func isHEIF(_ url: URL) -> Bool {
-        // Only regular files: opening a FIFO to look would wait for a writer forever.
-        var info = stat()
-        guard initialized, stat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-              let file = FileHandle(forReadingAtPath: url.path) else { return false }
-        defer { try? file.close() }
-        guard let head = try? file.read(upToCount: 64), head.count >= 12 else { return false }
+        guard initialized, let head = head(of: url), head.count >= 12 else { return false }
         return head.withUnsafeBytes { bytes in
             heif_check_filetype(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(bytes.count)) == heif_filetype_yes_supported
         }
+    }
+
+    /// The first 64 bytes of a regular file (opening a FIFO to look would wait for a writer
+    /// forever), where its `ftyp` brands are.
+    private static func head(of url: URL) -> Data? {
+        var info = stat()
+        guard stat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let file = FileHandle(forReadingAtPath: url.path) else { return nil }
+        defer { try? file.close() }
+        return try? file.read(upToCount: 64)
     }
 
     /// Parses the file and finds its primary image: wraps `heif_context_read_from_file` and
@@ -104,10 +108,8 @@ final class HEIFImage {
 
     /// AVIF's brands (`avif`, `avis`) as the file's major brand.
     private static func isAVIF(_ url: URL) -> Bool {
-        guard let file = FileHandle(forReadingAtPath: url.path) else { return false }
-        defer { try? file.close() }
-        guard let head = try? file.read(upToCount: 12), head.count == 12 else { return false }
-        let brand = String(decoding: head[8..<12], as: UTF8.self)
+        guard let head = head(of: url), head.count >= 12 else { return false }
+        let brand = String(decoding: head[head.startIndex + 8..<head.startIndex + 12], as: UTF8.self)
         return brand == "avif" || brand == "avis"
     }
 
