@@ -5,6 +5,7 @@ let package = Package(
     name: "CaptureKit",
     products: [
         .library(name: "CaptureKit", targets: ["CaptureKit"]),
+        .library(name: "CaptureKitPreview", targets: ["CaptureKitPreview"]),
         .executable(name: "capture", targets: ["capture"]),
         .executable(name: "capture-bench", targets: ["capture-bench"]),
     ],
@@ -38,23 +39,40 @@ let package = Package(
         // are found as <SDL2/SDL.h> under /usr/include.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // The photo encoder's plane kernels (range expansion, packed and semi-planar to planar,
+        // turning by multiples of 90 degrees): SSE2 with scalar fallbacks, in C.
+        .target(name: "CPhotoKernels"),
         // The vocabulary every layer shares (MediaTime, buffers, SampleBuffer, CaptureError, the
         // session clock) and the thread helpers: no C, no devices. Re-exported by CaptureKit.
         .target(name: "CaptureKitCore"),
+        // Media files and codecs: FFmpeg (decode, encode, mux, convert), JPEG/PNG/HEIF photos,
+        // EXIF, probing. No devices, no session. Re-exported by CaptureKit.
+        .target(
+            name: "CaptureKitMedia",
+            dependencies: ["CaptureKitCore", "CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CPhotoKernels"]
+        ),
+        // The "Photos" part: the media library (files plus a SQLite index), thumbnails, saving.
+        // Re-exported by CaptureKit.
+        .target(name: "CaptureKitLibrary", dependencies: ["CaptureKitCore", "CaptureKitMedia", "CSQLite"]),
+        // Devices, backends, discovery, the session, its outputs and the capture manager.
         .target(
             name: "CaptureKit",
-            dependencies: ["CaptureKitCore", "CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CSQLite", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing", "CSDL2", "CMicroHTTPD"]
+            dependencies: ["CaptureKitCore", "CaptureKitMedia", "CaptureKitLibrary", "CFFmpeg", "CTurboJPEG", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing"]
         ),
+        // Live preview on top of a session: an SDL2 window and a web page (libmicrohttpd).
+        // Applications that show a preview add `import CaptureKitPreview`.
+        .target(name: "CaptureKitPreview", dependencies: ["CaptureKit", "CaptureKitMedia", "CSDL2", "CMicroHTTPD"]),
         // What both command-line tools share: the argument parser and option tables, the
         // console, exit statuses.
         .target(name: "CommandLineSupport", dependencies: ["CaptureKit"]),
-        .executableTarget(name: "capture", dependencies: ["CaptureKit", "CommandLineSupport"]),
-        .executableTarget(name: "capture-bench", dependencies: ["CaptureKit", "CommandLineSupport"]),
+        .executableTarget(name: "capture", dependencies: ["CaptureKit", "CaptureKitPreview", "CommandLineSupport"]),
+        .executableTarget(name: "capture-bench", dependencies: ["CaptureKit", "CaptureKitPreview", "CommandLineSupport"]),
         // The seed's CQCaptureManager flow end to end.
         .executableTarget(name: "CaptureManagerDemo", dependencies: ["CaptureKit"], path: "Examples/CaptureManagerDemo"),
-        .testTarget(name: "CaptureKitTests", dependencies: ["CaptureKit", "CommandLineSupport"]),
-        // Imports only `CaptureKit` (no @testable): proves no C type leaks into the public API.
-        .testTarget(name: "PublicAPITests", dependencies: ["CaptureKit"]),
+        .testTarget(name: "CaptureKitTests", dependencies: ["CaptureKit", "CaptureKitMedia", "CaptureKitLibrary", "CaptureKitPreview", "CommandLineSupport"]),
+        // Imports only `CaptureKit` and `CaptureKitPreview` (no @testable): proves no C type leaks
+        // into the public API.
+        .testTarget(name: "PublicAPITests", dependencies: ["CaptureKit", "CaptureKitPreview"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Checks the rules of docs/ARCHITECTURE.md that a script can check, over the library's sources
-(Sources/CaptureKitCore holds the two lowest layers as a target of their own, so the compiler
-keeps them from using anything above; Sources/CaptureKit holds the rest):
+(the layers are spread over five targets — CaptureKitCore: Core and Support; CaptureKitMedia:
+Media; CaptureKitLibrary: Library; CaptureKit: Devices … Manager; CaptureKitPreview: Preview —
+so the compiler already keeps each target from using one above it; this check adds the order
+of the layers inside CaptureKit and the rules below):
 
 1. No file names a type of a layer above its own (the layer rule).
 2. One type name is declared in one folder only (one of each concept).
@@ -25,9 +27,13 @@ import os
 import re
 import sys
 
-ROOTS = ["Sources/CaptureKitCore", "Sources/CaptureKit"]
+ROOTS = ["Sources/CaptureKitCore", "Sources/CaptureKitMedia", "Sources/CaptureKitLibrary", "Sources/CaptureKit",
+         "Sources/CaptureKitPreview"]
 LAYERS = ["Core", "Support", "Media", "Library", "Devices", "Backends", "Discovery",
           "Session", "Outputs", "Manager", "Preview"]
+# The target each layer's folder belongs to (the rest are in CaptureKit).
+TARGETS = {"Core": "CaptureKitCore", "Support": "CaptureKitCore", "Media": "CaptureKitMedia",
+           "Library": "CaptureKitLibrary", "Preview": "CaptureKitPreview"}
 
 DECLARATION = re.compile(
     r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|fileprivate|private|final|indirect|nonisolated)\s+)*"
@@ -44,6 +50,8 @@ def place(path):
         return -1, None   # a target's own top-level file (CaptureKit's re-export of the core)
     if parts[0] not in LAYERS:
         sys.exit(f"check-architecture: {path} is in no layer; add its folder to LAYERS and docs/ARCHITECTURE.md")
+    if os.path.basename(root) != TARGETS.get(parts[0], "CaptureKit"):
+        sys.exit(f"check-architecture: {path}: the {parts[0]} layer belongs in Sources/{TARGETS.get(parts[0], 'CaptureKit')}")
     return LAYERS.index(parts[0]), (parts[1] if len(parts) > 2 else None)
 
 

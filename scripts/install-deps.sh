@@ -11,6 +11,7 @@ packages=(
   ffmpeg                                            # ffprobe for tests, peer tool for benchmarks
   libturbojpeg0-dev libexif-dev libheif-dev         # photos: JPEG from YUV planes, EXIF, HEIF (x265)
   libimage-exiftool-perl libheif-examples           # tests: exiftool reads EXIF, heif-convert decodes HEIF
+  strace                                            # tests: a command killed at a chosen system call (library crash safety)
   libsqlite3-dev                                    # media library index (SQLite, WAL)
   libzbar-dev libzxing-dev                          # metadata output: barcodes, QR (ZBar), Data Matrix, PDF417 (zxing-cpp)
   zbar-tools qrencode barcode zint                  # tests/bench: zbarimg reads codes qrencode, GNU barcode and zint encode

@@ -1,4 +1,5 @@
 import CaptureKit
+import CaptureKitPreview
 import Foundation
 
 /// `web-preview`: what the web preview costs per frame with 1 and 10 viewers, beside the

@@ -1,4 +1,5 @@
 import CaptureKit
+import CaptureKitPreview
 import CommandLineSupport
 import Dispatch
 import Foundation

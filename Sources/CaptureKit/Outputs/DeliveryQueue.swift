@@ -6,22 +6,27 @@ import Foundation
 /// thread in that order: a report comes after every sample captured before the drops it covers
 /// and before every sample captured after them, so sequence numbers between two delivered
 /// samples are exactly the drops reported between them.
-final class DeliveryQueue: @unchecked Sendable {
+package final class DeliveryQueue: @unchecked Sendable {
     // Unchecked Sendable: its state is guarded by an NSCondition (a wait Mutex cannot do).
-    struct Item: Sendable {
-        var sample: SampleBuffer
-        var connection: CaptureConnection
+    package struct Item: Sendable {
+        package var sample: SampleBuffer
+        package var connection: CaptureConnection
+
+        package init(sample: SampleBuffer, connection: CaptureConnection) {
+            self.sample = sample
+            self.connection = connection
+        }
     }
 
-    struct Drop: Sendable {
-        var frame: DroppedFrame
-        var connection: CaptureConnection
+    package struct Drop: Sendable {
+        package var frame: DroppedFrame
+        package var connection: CaptureConnection
         /// When the last frame the report covers ends: another drop merges into the report only
         /// when it is the very next frame, so a report always covers consecutive frames.
-        var end: MediaTime = .invalid
+        package var end: MediaTime = .invalid
     }
 
-    enum Policy: Sendable {
+    package enum Policy: Sendable {
         /// Keep only the newest sample; a waiting one is replaced (`frameWasLate`).
         case newestOnly
         /// Keep up to this many; when full the incoming sample is refused (`outOfBuffers`).
@@ -44,21 +49,21 @@ final class DeliveryQueue: @unchecked Sendable {
     private let deliver: @Sendable (Item) -> Void
     private let report: @Sendable (Drop) -> Void
 
-    init(name: String, policy: Policy, deliver: @escaping @Sendable (Item) -> Void, report: @escaping @Sendable (Drop) -> Void) {
+    package init(name: String, policy: Policy, deliver: @escaping @Sendable (Item) -> Void, report: @escaping @Sendable (Drop) -> Void) {
         self.name = name
         self.policy = policy
         self.deliver = deliver
         self.report = report
     }
 
-    func setPolicy(_ policy: Policy) {
+    package func setPolicy(_ policy: Policy) {
         condition.lock()
         self.policy = policy
         condition.unlock()
     }
 
     /// Queues a sample; never blocks beyond a short lock.
-    func enqueue(_ item: Item) {
+    package func enqueue(_ item: Item) {
         condition.lock()
         startIfNeeded()
         switch policy {
@@ -80,7 +85,7 @@ final class DeliveryQueue: @unchecked Sendable {
     }
 
     /// Records a drop that happened before the output (in the device).
-    func enqueueDrop(_ drop: Drop) {
+    package func enqueueDrop(_ drop: Drop) {
         condition.lock()
         startIfNeeded()
         record(drop)
@@ -150,7 +155,7 @@ final class DeliveryQueue: @unchecked Sendable {
     }
 
     /// Ends the thread; queued samples are discarded. The owner calls this when it goes away.
-    func stop() {
+    package func stop() {
         condition.lock()
         let running = worker
         entries.removeAll()

@@ -153,7 +153,7 @@ public final class CaptureConnection: Sendable, Hashable {
     public var audioChannels: [CaptureAudioChannel] { mediaType == .audio ? levelMeter.audioChannels : [] }
 
     /// The device feeding the connection, when the input is a device input.
-    var device: CaptureDevice? { (input as? CaptureDeviceInput)?.device }
+    package var device: CaptureDevice? { (input as? CaptureDeviceInput)?.device }
 
     public static func == (lhs: CaptureConnection, rhs: CaptureConnection) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }

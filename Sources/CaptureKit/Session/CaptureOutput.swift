@@ -2,7 +2,10 @@ import Synchronization
 
 /// Where a session sends media (`AVCaptureOutput`). Use one of the concrete outputs:
 /// ``CaptureVideoDataOutput``, ``CaptureAudioDataOutput``.
-public class CaptureOutput: @unchecked Sendable, Hashable {
+///
+/// The class is `open` only so that the previews (`CaptureKitPreview`, a target of its own) can
+/// be outputs; its initializer is `package`, so applications cannot subclass it.
+open class CaptureOutput: @unchecked Sendable, Hashable {
     // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     private struct Links {
         var connections: [CaptureConnection] = []
@@ -10,8 +13,16 @@ public class CaptureOutput: @unchecked Sendable, Hashable {
     }
 
     private let links = Mutex(Links())
+    /// Where the hooks below go for an output of another target, which cannot override them
+    /// (Swift lets only `open` members be overridden outside their module). Set before the
+    /// output is added to a session; weak, because it is the output itself.
+    private weak var receiver: (any CaptureOutputReceiver)?
 
-    init() {}
+    package init() {}
+
+    /// Makes `receiver` (an output of another target: the output itself) answer the hooks.
+    /// Call once, before the output is added to a session.
+    package func forward(to receiver: any CaptureOutputReceiver) { self.receiver = receiver }
 
     /// The connections feeding the output, as of the last committed configuration.
     public var connections: [CaptureConnection] { links.withLock { $0.connections } }
@@ -22,7 +33,7 @@ public class CaptureOutput: @unchecked Sendable, Hashable {
     }
 
     /// The session the output belongs to.
-    var session: CaptureSession? { links.withLock { $0.session } }
+    package var session: CaptureSession? { links.withLock { $0.session } }
 
     func attach(to session: CaptureSession?) { links.withLock { $0.session = session } }
 
@@ -41,13 +52,13 @@ public class CaptureOutput: @unchecked Sendable, Hashable {
     // MARK: What subclasses provide
 
     /// The media the output consumes.
-    var acceptedMediaTypes: Set<MediaType> { [] }
+    var acceptedMediaTypes: Set<MediaType> { receiver?.acceptedMediaTypes ?? [] }
 
     /// Takes one sample. Runs on the device's thread: must not block.
-    func receive(_ sample: SampleBuffer, from connection: CaptureConnection) {}
+    func receive(_ sample: SampleBuffer, from connection: CaptureConnection) { receiver?.receive(sample, from: connection) }
 
     /// The device skipped samples before the next one. Runs on the device's thread.
-    func deviceDidDrop(count: Int, from connection: CaptureConnection) {}
+    func deviceDidDrop(count: Int, from connection: CaptureConnection) { receiver?.deviceDidDrop(count: count, from: connection) }
 
     /// The session stopped running. Runs on the session's control queue.
     func sessionDidStopRunning() {}

@@ -141,7 +141,7 @@ public final class CaptureSession: Sendable {
     }
 
     /// Reports a failure that happened while running (from an output, for example).
-    func reportRuntimeError(_ error: CaptureError) {
+    package func reportRuntimeError(_ error: CaptureError) {
         eventHub.post(.runtimeError(error))
     }
 

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitLibrary
+@testable import CaptureKitMedia
 
 /// `AssetImageGenerator`, checked against ffmpeg's own decodes of the same files (pixels by
 /// PSNR), ffprobe's keyframe list and sizes, and pictures with a known coloured corner (the

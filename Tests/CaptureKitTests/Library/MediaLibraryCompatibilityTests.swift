@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitLibrary
+@testable import CaptureKitMedia
 
 /// `isVideoCompatible(at:)` and what `saveVideo` refuses: each reason, against files made by
 /// the ffmpeg command line.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitLibrary
+@testable import CaptureKitMedia
 
 /// The library shared between processes, through the `capture` command line: two processes
 /// importing at once, and `capture library` / `capture photo --save-to-library`.

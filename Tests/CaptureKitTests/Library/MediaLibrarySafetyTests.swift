@@ -3,10 +3,13 @@ import Glibc
 import Synchronization
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitLibrary
+@testable import CaptureKitMedia
 
 /// What keeps a library whole: generated file names, private permissions, and reconciliation
-/// after a crash at each step of a write (simulated through the library's crash hook). The tests
-/// with a movie (made by the ffmpeg command line) run a child process.
+/// after a crash at each step of a write: the `capture` command killed by SIGKILL as it enters a
+/// chosen system call (``SystemCallCrash``, through strace). The tests with a movie (made by the
+/// ffmpeg command line) run a child process.
 @Suite("MediaLibrarySafety", .timeLimit(.minutes(2)), .excludable)
 struct MediaLibrarySafetyTests {
     @Test(.tags(.childProcess)) func fileNamesAreGeneratedNeverTakenFromInput() throws {
@@ -66,63 +69,76 @@ struct MediaLibrarySafetyTests {
         #expect(LibraryFixtures.mode(other.photosDirectory) == 0o700)
     }
 
+    /// The spellings of rename(2) (glibc's `rename` is one of them, by architecture).
+    private static let rename = ["rename", "renameat", "renameat2"]
+
     @Test(.tags(.childProcess)) func crashAfterTheTemporaryFileLeavesNothingAfterReopening() throws {
         let root = LibraryFixtures.root()
-        let kept: MediaAsset
-        do {
-            let library = try MediaLibrary(root: root, crashPoint: LibraryFixtures.crash(at: .temporaryFileWritten))
-            #expect(throws: CaptureError.self) { try library.saveImage(try LibraryFixtures.jpeg()) }
-            #expect(throws: CaptureError.self) { try library.saveVideo(at: try FileFixtures.short(), move: false) }
-            // The "crashed" writes left their temporary files.
+        let library = try MediaLibrary(root: root)
+        let photo = FileFixtures.directory.appendingPathComponent("crash-\(UUID().uuidString.prefix(8)).jpg")
+        try LibraryFixtures.jpeg().write(to: photo)
+        for file in [photo, try FileFixtures.short()] {
+            // Killed as it moves the written, synced temporary file into place. (The next
+            // command's open reconciles what this one left.)
+            let crashed = try SystemCallCrash.run(["library", "import", file.path, "--root", root.path], root: root, at: Self.rename)
+            #expect(crashed.wasSignalled && crashed.status == SIGKILL, "\(crashed)")
             let leftovers = LibraryFixtures.names(library.photosDirectory) + LibraryFixtures.names(library.videosDirectory)
-            #expect(leftovers.count == 2 && leftovers.allSatisfy { $0.hasPrefix(MediaLibrary.temporaryPrefix) }, "\(leftovers)")
+            #expect(leftovers.count == 1 && leftovers.allSatisfy { $0.hasPrefix(MediaLibrary.temporaryPrefix) }, "\(leftovers)")
             #expect(try library.assets().isEmpty)
         }
-        do {
-            let library = try MediaLibrary(root: root)
-            kept = try library.saveImage(try LibraryFixtures.jpeg())
-            let assets = try LibraryFixtures.expectConsistent(library)
-            #expect(assets.map(\.id) == [kept.id])
-        }
+        let reopened = try MediaLibrary(root: root)
+        let kept = try reopened.saveImage(try LibraryFixtures.jpeg())
+        let assets = try LibraryFixtures.expectConsistent(reopened)
+        #expect(assets.map(\.id) == [kept.id])
     }
 
     @Test(.tags(.childProcess)) func crashBetweenRenameAndIndexLeavesNoOrphanAfterReopening() throws {
         let root = LibraryFixtures.root()
-        var names: [String] = []
-        do {
-            let library = try MediaLibrary(root: root, crashPoint: LibraryFixtures.crash(at: .fileInPlace))
-            #expect(throws: CaptureError.self) { try library.saveImage(try LibraryFixtures.jpeg(), creationDate: Date(timeIntervalSince1970: 1_650_000_000)) }
-            #expect(throws: CaptureError.self) { try library.saveVideo(at: try FileFixtures.short(), move: false) }
-            // Complete files in place, no rows: what a crash at that moment leaves.
-            names = LibraryFixtures.names(library.photosDirectory) + LibraryFixtures.names(library.videosDirectory)
-            #expect(names.count == 2 && names.allSatisfy { MediaLibrary.id(fromFileName: $0) != nil }, "\(names)")
-            #expect(try library.assets().isEmpty)
-        }
         let library = try MediaLibrary(root: root)
-        let assets = try LibraryFixtures.expectConsistent(library)
+        let photo = FileFixtures.directory.appendingPathComponent("crash-\(UUID().uuidString.prefix(8)).jpg")
+        try LibraryFixtures.jpeg().write(to: photo)
+        let date = Date(timeIntervalSince1970: 1_650_000_000)
+        var times = [timeval(tv_sec: 1_650_000_000, tv_usec: 0), timeval(tv_sec: 1_650_000_000, tv_usec: 0)]
+        #expect(utimes(photo.path, &times) == 0)
+        var names: [String] = []
+        for file in [photo, try FileFixtures.short()] {
+            // Killed as it syncs the folder the file was just renamed into: before its row.
+            let crashed = try SystemCallCrash.run(["library", "import", file.path, "--root", root.path], root: root,
+                                                  at: ["fsync"], after: Self.rename)
+            #expect(crashed.wasSignalled && crashed.status == SIGKILL, "\(crashed)")
+            // A complete file in place without a row: what a crash at that moment leaves.
+            let now = LibraryFixtures.names(library.photosDirectory) + LibraryFixtures.names(library.videosDirectory)
+            let added = Set(now).subtracting(names)
+            let id = try #require(added.count == 1 ? added.first.flatMap(MediaLibrary.id(fromFileName:)) : nil, "\(now)")
+            #expect(try library.asset(id: id) == nil)
+            names = now
+        }
+        let reopened = try MediaLibrary(root: root)
+        let assets = try LibraryFixtures.expectConsistent(reopened)
         // Both files are indexed under the ids in their names, with what they hold.
         #expect(Set(assets.map(\.fileURL.lastPathComponent)) == Set(names))
-        let photo = try #require(assets.first { $0.kind == .photo })
-        #expect(LibraryFixtures.isGeneratedName(photo.fileURL.lastPathComponent, id: photo.id))
-        #expect(photo.naturalSize == MediaAsset.Size(width: 320, height: 240))
-        #expect(abs(photo.creationDate.timeIntervalSince1970 - 1_650_000_000) < 0.001, "the date comes back from the file's time")
+        let image = try #require(assets.first { $0.kind == .photo })
+        #expect(LibraryFixtures.isGeneratedName(image.fileURL.lastPathComponent, id: image.id))
+        #expect(image.naturalSize == MediaAsset.Size(width: 320, height: 240))
+        #expect(abs(image.creationDate.timeIntervalSince1970 - date.timeIntervalSince1970) < 0.001, "the date comes back from the file's time")
         let video = try #require(assets.first { $0.kind == .video })
         #expect(video.duration.seconds > 0.4 && video.duration.seconds < 0.6)
-        #expect(try library.asset(id: video.id)?.fileURL.path == video.fileURL.path)
+        #expect(try reopened.asset(id: video.id)?.fileURL.path == video.fileURL.path)
     }
 
-    @Test func crashDuringDeleteLeavesNoDanglingRowAfterReopening() throws {
+    @Test(.tags(.childProcess)) func crashDuringDeleteLeavesNoDanglingRowAfterReopening() throws {
         let root = LibraryFixtures.root()
         let saved = try MediaLibrary(root: root)
         let doomed = try saved.saveImage(try LibraryFixtures.jpeg())
         let survivor = try saved.saveImage(try LibraryFixtures.jpeg(3))
-        do {
-            let library = try MediaLibrary(root: root, crashPoint: LibraryFixtures.crash(at: .fileSetAside))
-            #expect(throws: CaptureError.self) { try library.delete(doomed) }
-            // Rolled back: the row is there, its file set aside under a temporary name.
-            #expect(try library.asset(id: doomed.id) != nil)
-            #expect(!FileManager.default.fileExists(atPath: doomed.fileURL.path))
-        }
+        // Killed as SQLite writes the commit of the row's removal, the file already set aside.
+        let crashed = try SystemCallCrash.run(["library", "delete", doomed.id, "--root", root.path], root: root,
+                                              at: ["pwrite64"], after: Self.rename)
+        #expect(crashed.wasSignalled && crashed.status == SIGKILL, "\(crashed)")
+        // Not committed: the row is there, its file set aside under a temporary name.
+        #expect(try saved.asset(id: doomed.id) != nil)
+        #expect(!FileManager.default.fileExists(atPath: doomed.fileURL.path))
+        #expect(LibraryFixtures.names(saved.photosDirectory).contains { $0.hasPrefix(MediaLibrary.temporaryPrefix) })
         let library = try MediaLibrary(root: root)
         let assets = try LibraryFixtures.expectConsistent(library)
         #expect(assets.map(\.id) == [survivor.id])
@@ -160,20 +176,22 @@ struct MediaLibrarySafetyTests {
 
     @Test func reconciliationWaitsForWritesInProgress() throws {
         let root = LibraryFixtures.root()
-        let seen = Mutex<(temporaryFiles: [String], reconciled: Bool?)>(([], nil))
-        let library = try MediaLibrary(root: root) { (point: MediaLibraryCrashPoint) throws(CaptureError) in
-            guard point == .temporaryFileWritten else { return }
+        let library = try MediaLibrary(root: root)
+        // A write in progress, as `store` makes one: the shared lock held, its temporary file
+        // written, no row yet.
+        let temporary = library.photosDirectory.appendingPathComponent(MediaLibrary.temporaryName(id: UUID().uuidString, fileExtension: "jpg"))
+        let other: MediaLibrary
+        do {
+            let writing = try MediaLibraryLock.shared(library.lockURL.path)
+            try LibraryFixtures.jpeg().write(to: temporary)
             // Another library opened on the same folders mid-write must not touch the write.
-            let other = try MediaLibrary(root: root)
-            let reconciled = try other.reconcile()
-            let names = LibraryFixtures.names(other.photosDirectory)
-            seen.withLock { $0 = (names, reconciled != nil) }
+            other = try MediaLibrary(root: root)
+            #expect(try other.reconcile() == nil, "reconciliation is skipped while a write holds the lock")
+            #expect(FileManager.default.fileExists(atPath: temporary.path))
+            withExtendedLifetime(writing) {}
         }
-        let asset = try library.saveImage(try LibraryFixtures.jpeg())
-        let (temporaryFiles, reconciled) = seen.withLock { $0 }
-        #expect(reconciled == false, "reconciliation is skipped while a write holds the lock")
-        #expect(temporaryFiles.count == 1 && temporaryFiles[0].hasPrefix(MediaLibrary.temporaryPrefix))
-        #expect(try LibraryFixtures.expectConsistent(library).map(\.id) == [asset.id])
-        #expect(try library.reconcile() != nil, "and runs once the write is done")
+        #expect(try other.reconcile() != nil, "and runs once the write is done")
+        #expect(!FileManager.default.fileExists(atPath: temporary.path), "the interrupted write's file is removed")
+        #expect(try LibraryFixtures.expectConsistent(other).isEmpty)
     }
 }

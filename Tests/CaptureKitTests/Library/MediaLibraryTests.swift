@@ -3,6 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitLibrary
+@testable import CaptureKitMedia
 
 /// Saving, listing, querying and deleting photos and movies in a `MediaLibrary`, each test in a
 /// library of its own; files checked with ffprobe and exiftool. Photos are made in-process; the
@@ -269,7 +271,7 @@ struct MediaLibraryTests {
         // A relative XDG_DATA_HOME is ignored, as the specification says.
         #expect(try MediaLibraryLocations.standard(environment: ["HOME": home.path, "XDG_DATA_HOME": "rel"]).index == locations.index)
 
-        let library = try MediaLibrary(locations: locations, crashPoint: nil)
+        let library = try MediaLibrary(locations: locations)
         let asset = try library.saveImage(try LibraryFixtures.jpeg())
         #expect(asset.fileURL.deletingLastPathComponent().path == home.path + "/Bilder/CaptureKit")
         #expect(FileManager.default.fileExists(atPath: locations.index.path))

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitLibrary
+@testable import CaptureKitMedia
 
 /// The EXIF block libexif builds for photos, and the orientation arithmetic, checked against the
 /// EXIF definitions.

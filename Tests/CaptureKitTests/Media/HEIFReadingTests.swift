@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitLibrary
+@testable import CaptureKitMedia
 
 /// HEIF photos, which FFmpeg 5.1 cannot open, are probed and turned into thumbnails through
 /// libheif: checked against libheif's own `heif-convert` decode and against ffprobe of the

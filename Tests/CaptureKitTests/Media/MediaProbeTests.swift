@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitLibrary
+@testable import CaptureKitMedia
 
 /// `MediaFileInfo`, checked against what ffprobe says about the same files (made by ffmpeg).
 @Suite("MediaProbe", .timeLimit(.minutes(2)), .tags(.childProcess), .excludable)

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitLibrary
+@testable import CaptureKitMedia
 
 /// The photo encoders on their own, from every layout a camera can deliver.
 @Suite(.excludable)

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitLibrary
+@testable import CaptureKitMedia
 
 /// The faster encoders a live recording falls back to, with the real libx264: they write the
 /// configured preset's stream headers, and one track holds frames of two encoders one after

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitPreview
 
 extension RealTimeCaptureTests {
     /// The SDL preview window on an Xvfb display of the test's own: what reaches the screen

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitPreview
 
 /// The web preview against requests a browser on another site, or an attacker with a socket,
 /// would send (issue 14, defects 14 and 16): forged `Host` and `Origin` headers and bodies,

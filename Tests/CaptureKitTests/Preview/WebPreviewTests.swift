@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitPreview
 
 extension RealTimeCaptureTests {
     /// The web preview against real clients: headless Chromium driven by Selenium, curl, and

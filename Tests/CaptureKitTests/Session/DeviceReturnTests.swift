@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitPreview
 
 extension RealTimeCaptureTests {
     /// Cameras that come back: a session resumes by itself when the same device returns, a

@@ -11,11 +11,18 @@ enum CaptureTool {
         var output: String
         var errors: String
         var timedOut: Bool
-        var description: String { "exit \(status)\(timedOut ? " (killed: timed out)" : ""); stdout: \(output); stderr: \(errors)" }
+        /// Whether `status` is the signal that ended the process rather than its exit status.
+        var wasSignalled = false
+        var description: String {
+            "\(wasSignalled ? "killed by signal" : "exit") \(status)\(timedOut ? " (killed: timed out)" : ""); stdout: \(output); stderr: \(errors)"
+        }
     }
 
-    static func run(_ arguments: [String], in directory: URL? = nil, timeout: Duration = .seconds(60)) throws -> Result {
-        let executable = try #require(MovieFiles.captureExecutable, "the capture executable is built beside the tests (swift build --build-tests)")
+    /// Runs `capture arguments`; with a `wrapper` (a program and its arguments, such as strace's),
+    /// runs the wrapper with the `capture` executable and `arguments` after its own.
+    static func run(_ arguments: [String], in directory: URL? = nil, through wrapper: [String] = [],
+                    timeout: Duration = .seconds(60)) throws -> Result {
+        let capture = try #require(MovieFiles.captureExecutable, "the capture executable is built beside the tests (swift build --build-tests)")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ck-capture-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -23,8 +30,13 @@ enum CaptureTool {
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let program = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(wrapper.dropFirst()) + [capture.path] + arguments
+        } else {
+            process.executableURL = capture
+            process.arguments = arguments
+        }
         if let directory { process.currentDirectoryURL = directory }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: outURL)
@@ -38,6 +50,7 @@ enum CaptureTool {
         process.waitUntilExit()
         return Result(status: process.terminationStatus,
                       output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                      errors: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "", timedOut: timedOut)
+                      errors: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "", timedOut: timedOut,
+                      wasSignalled: process.terminationReason == .uncaughtSignal)
     }
 }

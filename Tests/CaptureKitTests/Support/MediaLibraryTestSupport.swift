@@ -67,11 +67,4 @@ enum LibraryFixtures {
         name.range(of: #"^[0-9]{8}-[0-9]{6}-[0-9A-F-]{36}\.[a-z0-9]+$"#, options: .regularExpression) != nil
             && name.contains(id) && MediaLibrary.id(fromFileName: name) == id
     }
-
-    /// A simulated crash at `point` (a hook for `MediaLibrary(root:crashPoint:)`).
-    static func crash(at point: MediaLibraryCrashPoint) -> @Sendable (MediaLibraryCrashPoint) throws(CaptureError) -> Void {
-        { (reached: MediaLibraryCrashPoint) throws(CaptureError) in
-            if reached == point { throw CaptureError(.internalError, "simulated crash at \(point)") }
-        }
-    }
 }

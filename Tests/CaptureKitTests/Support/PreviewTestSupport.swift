@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CaptureKit
+@testable import CaptureKitPreview
 
 // Helpers for the preview suites: an Xvfb server of the test's own, screenshots taken by xwd
 // and decoded by FFmpeg, and the picture a window should show, computed independently of SDL.

@@ -1,3 +1,0 @@
-/// A point for the preview's coordinate conversions: window pixels for a layer point, the
-/// device's normalized space for a device point (see ``CapturePoint``).
-public typealias PreviewPoint = CapturePoint

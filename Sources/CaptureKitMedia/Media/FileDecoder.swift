@@ -1,0 +1,146 @@
+import CaptureKitCore
+package import CFFmpeg
+import Foundation
+
+/// Decodes one stream of a media file from its start to its end: its own `AVFormatContext`
+/// (other streams discarded by the demuxer) and `AVCodecContext`. Used by one thread at a time.
+package final class FileDecoder: @unchecked Sendable {
+    // Unchecked Sendable: an FFmpeg decoder used by one thread at a time.
+    package let input: MediaInput
+    package let stream: UnsafeMutablePointer<AVStream>
+    private let codec: UnsafeMutablePointer<AVCodecContext>
+    private let packet: UnsafeMutablePointer<AVPacket>
+    private var draining = false
+    private var finished = false
+
+    /// Opens `url` and a decoder for its main stream of `type`: wraps `avcodec_find_decoder`,
+    /// `avcodec_parameters_to_context` and `avcodec_open2`.
+    package init(input: MediaInput, type: AVMediaType) throws(CaptureError) {
+        self.input = input
+        let kind = type == AVMEDIA_TYPE_VIDEO ? "video" : "audio"
+        guard let stream = input.bestStream(of: type) else {
+            throw CaptureError(.unsupportedFile, "the file has no \(kind) stream", path: input.path)
+        }
+        self.stream = stream
+        for other in input.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
+        guard let parameters = stream.pointee.codecpar else {
+            throw CaptureError(.internalError, "\(kind) stream without codec parameters", path: input.path)
+        }
+        let codecID = parameters.pointee.codec_id
+        guard let decoder = avcodec_find_decoder(codecID) else {
+            throw CaptureError(.unsupportedFile, "no decoder for the \(kind) codec \(String(cString: avcodec_get_name(codecID)))",
+                               operation: "avcodec_find_decoder", path: input.path)
+        }
+        guard let codec = avcodec_alloc_context3(decoder) else {
+            throw CaptureError(.outOfMemory, "cannot allocate a \(kind) decoder", operation: "avcodec_alloc_context3", path: input.path)
+        }
+        guard let packet = av_packet_alloc() else {
+            var freeing: UnsafeMutablePointer<AVCodecContext>? = codec
+            avcodec_free_context(&freeing)
+            throw CaptureError(.outOfMemory, "cannot allocate a packet", operation: "av_packet_alloc", path: input.path)
+        }
+        self.codec = codec
+        self.packet = packet
+        // From here on deinit frees what was allocated.
+        try FFmpeg.check(avcodec_parameters_to_context(codec, parameters), "avcodec_parameters_to_context", path: input.path)
+        codec.pointee.pkt_timebase = stream.pointee.time_base
+        // Let libavcodec pick the thread count: unpaced benchmarks want every core.
+        codec.pointee.thread_count = 0
+        try FFmpeg.check(avcodec_open2(codec, decoder, nil), "avcodec_open2", code: .unsupportedFile, path: input.path)
+    }
+
+    deinit {
+        var freeingCodec: UnsafeMutablePointer<AVCodecContext>? = codec
+        avcodec_free_context(&freeingCodec)
+        var freeingPacket: UnsafeMutablePointer<AVPacket>? = packet
+        av_packet_free(&freeingPacket)
+    }
+
+    /// The stream's time base (what frame timestamps count in).
+    package var timeBase: AVRational { stream.pointee.time_base }
+
+    /// Restarts decoding at the keyframe at or before `timestamp` (in ``timeBase``): wraps
+    /// `av_seek_frame` with `AVSEEK_FLAG_BACKWARD` and `avcodec_flush_buffers`. Returns false
+    /// when the demuxer cannot seek there; the decoder must then not be used further.
+    package func seek(toKeyframeAtOrBefore timestamp: Int64) -> Bool {
+        guard av_seek_frame(input.context, stream.pointee.index, timestamp, AVSEEK_FLAG_BACKWARD) >= 0 else { return false }
+        avcodec_flush_buffers(codec)
+        draining = false
+        finished = false
+        return true
+    }
+
+    /// Decodes the next frame into `frame` (unreferenced first by libavcodec): wraps
+    /// `av_read_frame`, `avcodec_send_packet` and `avcodec_receive_frame`. Returns false at the end
+    /// of the file once every buffered frame is out; throws `.corruptFile` when reading or
+    /// decoding fails.
+    package func decode(into frame: UnsafeMutablePointer<AVFrame>) throws(CaptureError) -> Bool {
+        while !finished {
+            let received = avcodec_receive_frame(codec, frame)
+            if received >= 0 { return true }
+            if received == FFmpeg.eof {
+                finished = true
+                break
+            }
+            guard received == FFmpeg.again, !draining else {
+                throw corrupt(received, "avcodec_receive_frame", "cannot decode the file")
+            }
+            try feed()
+        }
+        return false
+    }
+
+    /// Sends the decoder the next packet of its stream, or the end-of-stream flush.
+    private func feed() throws(CaptureError) {
+        while true {
+            let read = av_read_frame(input.context, packet)
+            if read == FFmpeg.eof {
+                if let io = input.context.pointee.pb, io.pointee.error < 0 {
+                    throw corrupt(io.pointee.error, "av_read_frame", "cannot read the file")
+                }
+                draining = true
+                try send(nil)
+                return
+            }
+            guard read >= 0 else { throw corrupt(read, "av_read_frame", "cannot read the file") }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == stream.pointee.index else { continue }
+            // The demuxer's own verdict (a packet cut short by the end of the file, say): what
+            // `ffmpeg -xerror` stops on. Decoding it would show garbage, so the stream fails.
+            guard packet.pointee.flags & AV_PKT_FLAG_CORRUPT == 0 else {
+                throw CaptureError(.corruptFile, "the file is damaged: a \(kind) packet at \(describe(packet.pointee.pts)) is corrupt",
+                                   operation: "av_read_frame", path: input.path)
+            }
+            try send(packet)
+            return
+        }
+    }
+
+    private func send(_ packet: UnsafeMutablePointer<AVPacket>?) throws(CaptureError) {
+        let sent = avcodec_send_packet(codec, packet)
+        // EAGAIN cannot happen (every frame was received first); EOF only after a second flush.
+        guard sent >= 0 || sent == FFmpeg.eof else { throw corrupt(sent, "avcodec_send_packet", "cannot decode the file") }
+    }
+
+    private var kind: String { stream.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO ? "audio" : "video" }
+
+    /// A packet timestamp as seconds, for messages.
+    private func describe(_ pts: Int64) -> String {
+        guard pts != FFmpeg.noTimestamp, let time = MediaStreamInfo.time(pts, stream.pointee.time_base) else { return "an unknown time" }
+        return String(format: "%.3f s", time.seconds)
+    }
+
+    private func corrupt(_ result: Int32, _ operation: String, _ what: String) -> CaptureError {
+        var error = FFmpeg.error(result, operation, code: .corruptFile, path: input.path)
+        error.message = "\(what): \(FFmpeg.message(result))"
+        return error
+    }
+
+    /// The frame's presentation time in stream ticks: libavcodec's best guess, else its pts.
+    package static func timestamp(of frame: UnsafeMutablePointer<AVFrame>) -> Int64? {
+        let best = frame.pointee.best_effort_timestamp
+        if best != FFmpeg.noTimestamp { return best }
+        let pts = frame.pointee.pts
+        return pts == FFmpeg.noTimestamp ? nil : pts
+    }
+}

@@ -1,0 +1,123 @@
+import CaptureKitCore
+package import CFFmpeg
+package import CHeif
+import Foundation
+
+/// A HEIF (or AVIF) still read with libheif: FFmpeg before 6.1 has no HEIF demuxer, so the
+/// probe (``MediaFileInfo``), the library and the thumbnails (``AssetFrameSeeker``) read HEIF
+/// files here. The picture is the primary image as libheif shows it — turned and mirrored by
+/// its `irot`/`imir` boxes, which is how CaptureKit writes a photo's orientation — so its size
+/// is the upright size and it needs no further transform.
+package final class HEIFImage {
+    /// libheif wants one `heif_init` before use (reference counted, so it is harmless if the
+    /// encoder did it too).
+    private static let initialized: Bool = heif_init(nil).code == heif_error_Ok
+
+    package let path: String
+    /// The upright picture's size.
+    package let width: Int
+    package let height: Int
+    /// Whether the image has an alpha plane.
+    package let hasAlpha: Bool
+    /// FFmpeg's name of the codec the image is coded with: `hevc` (HEIF) or `av1` (AVIF).
+    package let codec: String
+    private let context: OpaquePointer
+    private let handle: OpaquePointer
+
+    /// Whether the file at `url` starts like a HEIF or AVIF file libheif reads (its `ftyp`
+    /// brands). Wraps `heif_check_filetype`.
+    package static func isHEIF(_ url: URL) -> Bool {
+        guard initialized, let head = head(of: url), head.count >= 12 else { return false }
+        return head.withUnsafeBytes { bytes in
+            heif_check_filetype(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(bytes.count)) == heif_filetype_yes_supported
+        }
+    }
+
+    /// The first 64 bytes of a regular file (opening a FIFO to look would wait for a writer
+    /// forever), where its `ftyp` brands are.
+    private static func head(of url: URL) -> Data? {
+        var info = stat()
+        guard stat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let file = FileHandle(forReadingAtPath: url.path) else { return nil }
+        defer { try? file.close() }
+        return try? file.read(upToCount: 64)
+    }
+
+    /// Parses the file and finds its primary image: wraps `heif_context_read_from_file` and
+    /// `heif_context_get_primary_image_handle`. Throws `.corruptFile` when libheif cannot.
+    package init(url: URL) throws(CaptureError) {
+        path = url.path
+        guard Self.initialized, let context = heif_context_alloc() else {
+            throw CaptureError(.outOfMemory, "cannot allocate a HEIF context", operation: "heif_context_alloc", path: url.path)
+        }
+        // An error's message belongs to the context: it is copied before the context is freed.
+        let read = heif_context_read_from_file(context, url.path, nil)
+        guard read.code == heif_error_Ok else {
+            let error = Self.failure(read, "heif_context_read_from_file", url.path)
+            heif_context_free(context)
+            throw error
+        }
+        var handle: OpaquePointer?
+        let primary = heif_context_get_primary_image_handle(context, &handle)
+        guard primary.code == heif_error_Ok, let handle else {
+            let error = Self.failure(primary, "heif_context_get_primary_image_handle", url.path)
+            heif_context_free(context)
+            throw error
+        }
+        self.context = context
+        self.handle = handle
+        width = Int(heif_image_handle_get_width(handle))
+        height = Int(heif_image_handle_get_height(handle))
+        hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
+        codec = Self.isAVIF(url) ? "av1" : "hevc"
+        guard width > 0, height > 0 else {
+            throw CaptureError(.corruptFile, "the HEIF image has no size", operation: "heif_image_handle_get_width", path: url.path)
+        }
+    }
+
+    deinit {
+        heif_image_handle_release(handle)
+        heif_context_free(context)
+    }
+
+    /// Decodes the picture into `frame` as RGBA (or opaque RGB in RGBA), replacing what it
+    /// held. Wraps `heif_decode_image` (`heif_chroma_interleaved_RGBA`) and
+    /// `heif_image_get_plane_readonly`; throws `.corruptFile` for data libheif cannot decode.
+    package func decode(into frame: UnsafeMutablePointer<AVFrame>) throws(CaptureError) {
+        var image: OpaquePointer?
+        let decoded = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, nil)
+        guard decoded.code == heif_error_Ok, let image else { throw Self.failure(decoded, "heif_decode_image", path) }
+        defer { heif_image_release(image) }
+        var stride: Int32 = 0
+        guard let source = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride), stride > 0 else {
+            throw CaptureError(.corruptFile, "libheif decoded no picture", operation: "heif_image_get_plane_readonly", path: path)
+        }
+        let decodedWidth = Int(heif_image_get_width(image, heif_channel_interleaved))
+        let decodedHeight = Int(heif_image_get_height(image, heif_channel_interleaved))
+        av_frame_unref(frame)
+        frame.pointee.format = AV_PIX_FMT_RGBA.rawValue
+        frame.pointee.width = Int32(decodedWidth)
+        frame.pointee.height = Int32(decodedHeight)
+        try FFmpeg.check(av_frame_get_buffer(frame, 0), "av_frame_get_buffer", code: .outOfMemory, path: path)
+        guard let target = frame.pointee.data.0 else {
+            throw CaptureError(.outOfMemory, "cannot allocate a picture", operation: "av_frame_get_buffer", path: path)
+        }
+        let rowBytes = decodedWidth * 4
+        for row in 0..<decodedHeight {
+            memcpy(target + row * Int(frame.pointee.linesize.0), source + row * Int(stride), rowBytes)
+        }
+    }
+
+    /// AVIF's brands (`avif`, `avis`) as the file's major brand.
+    private static func isAVIF(_ url: URL) -> Bool {
+        guard let head = head(of: url), head.count >= 12 else { return false }
+        let brand = String(decoding: head[head.startIndex + 8..<head.startIndex + 12], as: UTF8.self)
+        return brand == "avif" || brand == "avis"
+    }
+
+    private static func failure(_ error: heif_error, _ operation: String, _ path: String) -> CaptureError {
+        // One line, whatever the library wrote.
+        let message = (error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)")
+            .split(whereSeparator: \.isNewline).joined(separator: " ")
+        return CaptureError(.corruptFile, "not a HEIF image libheif can read: \(message)", operation: operation, path: path)
+    }
+}

@@ -1,0 +1,91 @@
+import CaptureKitCore
+package import CFFmpeg
+import Synchronization
+
+/// Converts frames between pixel formats and sizes with libswscale (SIMD), reusing scaler
+/// contexts and destination buffers. Thread-safe: each conversion borrows a context of its own.
+package final class PixelConverter: Sendable {
+    package static let shared = PixelConverter()
+
+    private struct Key: Hashable {
+        var source: PixelFormat, sourceWidth: Int, sourceHeight: Int
+        var target: PixelFormat, targetWidth: Int, targetHeight: Int
+    }
+
+    // Unchecked Sendable: an encoder or scaler context of a C library, used by one thread at a time.
+    private struct Context: @unchecked Sendable { let pointer: OpaquePointer }
+    private let idleContexts = Mutex<[Key: [Context]]>([:])
+    private let pools = Mutex<[Key: PixelBufferPool]>([:])
+
+    /// `source` as a new buffer in `format` at `width`×`height`.
+    package func convert(_ source: PixelBuffer, to format: PixelFormat, width: Int, height: Int) throws(CaptureError) -> PixelBuffer {
+        let key = Key(source: source.pixelFormat, sourceWidth: source.width, sourceHeight: source.height,
+                      target: format, targetWidth: width, targetHeight: height)
+        let pool = try destinationPool(for: key)
+        let destination = try pool.makeBuffer()
+        let context = try borrowContext(for: key)
+        defer { idleContexts.withLock { $0[key, default: []].append(context) } }
+
+        var sourceData = [UnsafePointer<UInt8>?](repeating: nil, count: 4)
+        var sourceStrides = [Int32](repeating: 0, count: 4)
+        for (index, plane) in source.planes.enumerated() {
+            sourceData[index] = UnsafePointer((source.storage.bytes + plane.offset).assumingMemoryBound(to: UInt8.self))
+            sourceStrides[index] = Int32(plane.bytesPerRow)
+        }
+        var targetData = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: 4)
+        var targetStrides = [Int32](repeating: 0, count: 4)
+        for (index, plane) in destination.planes.enumerated() {
+            targetData[index] = (destination.storage.bytes + plane.offset).assumingMemoryBound(to: UInt8.self)
+            targetStrides[index] = Int32(plane.bytesPerRow)
+        }
+        let rows = sws_scale(context.pointer, sourceData, sourceStrides, 0, Int32(source.height), targetData, targetStrides)
+        guard rows > 0 else {
+            throw CaptureError(.conversionFailed, "cannot convert \(source.width)x\(source.height) \(source.pixelFormat) to \(width)x\(height) \(format)",
+                               operation: "sws_scale")
+        }
+        return destination
+    }
+
+    private func destinationPool(for key: Key) throws(CaptureError) -> PixelBufferPool {
+        if let pool = pools.withLock({ $0[key] }) { return pool }
+        let pool = try PixelBufferPool(width: key.targetWidth, height: key.targetHeight, pixelFormat: key.target)
+        return pools.withLock { pools in
+            if let existing = pools[key] { return existing }
+            pools[key] = pool
+            return pool
+        }
+    }
+
+    private func borrowContext(for key: Key) throws(CaptureError) -> Context {
+        if let context = idleContexts.withLock({ $0[key]?.popLast() }) { return context }
+        let scaling = key.sourceWidth != key.targetWidth || key.sourceHeight != key.targetHeight
+        guard let pointer = sws_getContext(
+            Int32(key.sourceWidth), Int32(key.sourceHeight), key.source.avPixelFormat,
+            Int32(key.targetWidth), Int32(key.targetHeight), key.target.avPixelFormat,
+            scaling ? SWS_BILINEAR : SWS_POINT, nil, nil, nil
+        ) else {
+            throw CaptureError(.conversionFailed, "libswscale cannot convert \(key.source) to \(key.target) at these sizes",
+                               operation: "sws_getContext")
+        }
+        return Context(pointer: pointer)
+    }
+}
+
+extension PixelFormat {
+    /// FFmpeg's name for the layout.
+    package var avPixelFormat: AVPixelFormat {
+        switch self {
+        case .yuyv422: return AV_PIX_FMT_YUYV422
+        case .uyvy422: return AV_PIX_FMT_UYVY422
+        case .nv12: return AV_PIX_FMT_NV12
+        case .nv21: return AV_PIX_FMT_NV21
+        case .yuv420p: return AV_PIX_FMT_YUV420P
+        case .yuv422p: return AV_PIX_FMT_YUV422P
+        case .gray8: return AV_PIX_FMT_GRAY8
+        case .rgb24: return AV_PIX_FMT_RGB24
+        case .bgr24: return AV_PIX_FMT_BGR24
+        case .bgra: return AV_PIX_FMT_BGRA
+        case .rgba: return AV_PIX_FMT_RGBA
+        }
+    }
+}
