@@ -68,11 +68,13 @@ let package = Package(
         .executableTarget(name: "capture", dependencies: ["CaptureKit", "CaptureKitPreview", "CommandLineSupport"]),
         .executableTarget(name: "capture-bench", dependencies: ["CaptureKit", "CaptureKitPreview", "CommandLineSupport"]),
         // The seed's CQCaptureManager flow end to end.
-        .executableTarget(name: "CaptureManagerDemo", dependencies: ["CaptureKit"], path: "Examples/CaptureManagerDemo"),
+        .executableTarget(name: "CaptureManagerDemo", dependencies: ["CaptureKit"], path: "Examples/CaptureManagerDemo",
+                          packageAccess: false),
         .testTarget(name: "CaptureKitTests", dependencies: ["CaptureKit", "CaptureKitMedia", "CaptureKitLibrary", "CaptureKitPreview", "CommandLineSupport"]),
-        // Imports only `CaptureKit` and `CaptureKitPreview` (no @testable): proves no C type leaks
-        // into the public API.
-        .testTarget(name: "PublicAPITests", dependencies: ["CaptureKit", "CaptureKitPreview"]),
+        // Imports only `CaptureKit` and `CaptureKitPreview`, without @testable and outside the
+        // package's `package` access (as an application would): proves no C type leaks into the
+        // public API, and that what it uses is public.
+        .testTarget(name: "PublicAPITests", dependencies: ["CaptureKit", "CaptureKitPreview"], packageAccess: false),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17
