@@ -75,3 +75,15 @@ enum V4L2ControlSet {
         ck_V4L2_CID_VFLIP(): .verticalFlip,
     ]
 }
+
+/// What `VIDIOC_QUERY_EXT_CTRL` says about one control. Wraps struct v4l2_query_ext_ctrl.
+struct V4L2ControlInfo: Sendable, Hashable {
+    var id: UInt32
+    var name: String
+    var type: UInt32
+    var minimum: Int64
+    var maximum: Int64
+    var step: UInt64
+    var defaultValue: Int64
+    var flags: UInt32
+}
