@@ -64,13 +64,18 @@ struct PublicAPITests {
     }
 
     @Test func pixelBufferPlanes() throws {
-        let buffer = try PixelBuffer(width: 320, height: 240, pixelFormat: .nv12)
+        var filled: [(plane: Int, count: Int, bytesPerRow: Int)] = []
+        let buffer = try PixelBuffer(width: 320, height: 240, pixelFormat: .nv12) { plane, bytes, bytesPerRow in
+            filled.append((plane, bytes.count, bytesPerRow))
+            _ = bytes.initializeMemory(as: UInt8.self, repeating: plane == 0 ? 200 : 128)
+        }
         #expect(buffer.planeCount == 2)
         #expect(buffer.rowCount(ofPlane: 0) == 240)
         #expect(buffer.rowCount(ofPlane: 1) == 120)
         #expect(buffer.bytesPerRow(ofPlane: 0) >= 320)
-        buffer.withUnsafeMutableBytes(ofPlane: 0) { _ = $0.initializeMemory(as: UInt8.self, repeating: 200) }
-        buffer.withUnsafeMutableBytes(ofPlane: 1) { _ = $0.initializeMemory(as: UInt8.self, repeating: 128) }
+        #expect(filled.map(\.plane) == [0, 1], "every plane once, in order")
+        #expect(filled.map(\.bytesPerRow) == [buffer.bytesPerRow(ofPlane: 0), buffer.bytesPerRow(ofPlane: 1)])
+        #expect(filled.map(\.count) == [buffer.bytesPerRow(ofPlane: 0) * 240, buffer.bytesPerRow(ofPlane: 1) * 120])
         let luma = buffer.withUnsafeBytes(ofPlane: 0) { bytes in bytes[buffer.bytesPerRow(ofPlane: 0) * 100 + 17] }
         #expect(luma == 200)
         let packed = buffer.packedBytes()
@@ -79,15 +84,28 @@ struct PublicAPITests {
         #expect(packed.prefix(320 * 240).allSatisfy { $0 == 200 })
 
         let pool = try PixelBufferPool(width: 320, height: 240, pixelFormat: .nv12)
-        let pooled = try pool.makeBuffer()
-        pooled.withUnsafeMutableBytes(ofPlane: 0) { _ = $0.initializeMemory(as: UInt8.self, repeating: 200) }
-        pooled.withUnsafeMutableBytes(ofPlane: 1) { _ = $0.initializeMemory(as: UInt8.self, repeating: 128) }
+        let pooled = try pool.makeBuffer { plane, bytes, _ in _ = bytes.initializeMemory(as: UInt8.self, repeating: plane == 0 ? 200 : 128) }
         #expect(pooled.hasSamePixels(as: buffer))
-        pooled.withUnsafeMutableBytes(ofPlane: 1) { $0[0] = 0 }
-        #expect(!pooled.hasSamePixels(as: buffer))
+        let changed = try pool.makeBuffer { plane, bytes, _ in
+            _ = bytes.initializeMemory(as: UInt8.self, repeating: plane == 0 ? 200 : 128)
+            if plane == 1 { bytes[0] = 0 }
+        }
+        #expect(!changed.hasSamePixels(as: buffer))
 
         let error = #expect(throws: CaptureError.self) { try PixelBuffer(width: 0, height: 240, pixelFormat: .nv12) }
         #expect(error?.code == .invalidArgument)
+        let refused = #expect(throws: CaptureError.self) {
+            try PixelBuffer(width: 2, height: 2, pixelFormat: .nv12) { (_, _, _) throws(CaptureError) in throw CaptureError(.invalidArgument, "no pixels today") }
+        }
+        #expect(refused?.message == "no pixels today", "the filler's error is the initializer's")
+    }
+
+    @Test func aBufferMadeHereLendsNoDMABuffer() throws {
+        let buffer = try PixelBuffer(width: 16, height: 16, pixelFormat: .yuyv422) { _, bytes, _ in _ = bytes.initializeMemory(as: UInt8.self, repeating: 0) }
+        #expect(!buffer.hasDMABuffer)
+        var called = false
+        #expect(buffer.withDMABuffer { dma in called = true; return dma.planes.count } == nil)
+        #expect(!called, "without a DMA-BUF the closure is not called")
     }
 
     @Test func testPatternAndConversion() throws {

@@ -102,7 +102,9 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
     /// What the driver last chose instead of the format or frame rate asked for, if it ever did.
     public var lastFormatSubstitution: FormatSubstitution? { settings.withLock { $0.substitution } }
 
-    private func requireConfigurationLock() throws(CaptureError) {
+    /// Throws `.deviceNotLockedForConfiguration` outside ``lockForConfiguration()``: every
+    /// setter, formats and controls alike, checks it first.
+    func requireConfigurationLock() throws(CaptureError) {
         guard isLockedForConfiguration else {
             throw CaptureError(.deviceNotLockedForConfiguration,
                                "call lockForConfiguration() on \(localizedName) before changing its settings", deviceID: uniqueID)

@@ -17,8 +17,6 @@ protocol DeviceBackend: AnyObject, Sendable {
     /// unpaced file or virtual device). Lossless consumers may hold back a non-live device
     /// instead of dropping its samples.
     var isLive: Bool { get }
-    /// The camera controls the device really has (torch, focus, exposure, zoom).
-    var controls: DeviceControls { get }
     /// Starts capturing with `configuration`, delivering on the device's own thread to `sink`
     /// until the returned stream is stopped.
     func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream
@@ -26,7 +24,6 @@ protocol DeviceBackend: AnyObject, Sendable {
 
 extension DeviceBackend {
     var isLive: Bool { true }
-    var controls: DeviceControls { DeviceControls() }
 
     /// Throws what every backend checks before streaming: a format the device has, and a device
     /// that is present.
@@ -38,6 +35,13 @@ extension DeviceBackend {
             throw CaptureError(.deviceDisconnected, "\(descriptor.localizedName) is not connected", deviceID: descriptor.uniqueID)
         }
     }
+}
+
+/// A backend that applies formats and frame rates to hardware as soon as they are chosen and
+/// reports what the hardware really took (drivers substitute sizes and rates silently).
+protocol ConfigurableDeviceBackend: DeviceBackend {
+    /// Applies `configuration` and returns what the device chose.
+    func apply(_ configuration: StreamConfiguration) throws(CaptureError) -> StreamConfiguration
 }
 
 /// A running capture from one device.

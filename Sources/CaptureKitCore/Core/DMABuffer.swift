@@ -1,11 +1,18 @@
 /// A frame's memory as a Linux DMA-BUF file descriptor, for handing a camera frame to a GPU
 /// (EGL/Vulkan import), a hardware encoder or another process without copying it.
 ///
-/// Only frames lent by reference from a driver buffer carry one (see ``PixelBuffer/dmaBuffer``);
-/// the descriptor is borrowed: it stays valid while the ``PixelBuffer`` is alive and is closed
-/// when the capture stream is torn down. `dup` it to keep it longer. It was exported read-only
+/// Only frames lent by reference from a driver buffer carry one, and it is lent only for the
+/// length of ``PixelBuffer/withDMABuffer(_:)``'s closure: the descriptor is the capture
+/// stream's, the driver refills its buffer once the frame is let go, and the stream closes it
+/// (its number then free for any other file) once torn down. The type cannot be copied, so no
+/// value of it outlives that closure; `dup(2)` ``fileDescriptor`` inside it to keep the
+/// descriptor open, and keep the ``PixelBuffer`` to keep the pixels. It was exported read-only
 /// (`O_RDONLY | O_CLOEXEC`), so map it with `PROT_READ` only.
-public struct DMABuffer: Sendable, Hashable {
+///
+/// ```swift
+/// let handed = frame.withDMABuffer { dma in (fd: dup(dma.fileDescriptor), planes: dma.planes) }
+/// ```
+public struct DMABuffer: ~Copyable, Sendable {
     /// Where one plane of the frame lies inside the DMA-BUF.
     public struct Plane: Sendable, Hashable {
         /// Byte offset of the plane's first row from the start of the DMA-BUF.
@@ -22,7 +29,7 @@ public struct DMABuffer: Sendable, Hashable {
         }
     }
 
-    /// The DMA-BUF file descriptor (borrowed; see the type's documentation).
+    /// The DMA-BUF file descriptor, valid inside ``PixelBuffer/withDMABuffer(_:)`` only.
     public let fileDescriptor: Int32
     /// The size of the whole driver buffer in bytes (at least the frame's size).
     public let length: Int

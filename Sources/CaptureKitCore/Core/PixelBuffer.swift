@@ -3,12 +3,16 @@ import Glibc
 /// An uncompressed video frame: one to three planes of pixel data, as Core Video's
 /// `CVPixelBuffer`.
 ///
-/// Buffers handed out by a capture session are shared by reference between every output and
-/// must be treated as read-only; write only into buffers you made yourself, before sharing them.
+/// Buffers handed out by a capture session are shared by reference between every output (a
+/// camera's frame may be the driver's own buffer), so the public API only reads them. An
+/// application writes pixels only while making a buffer, in the closure of
+/// ``init(width:height:pixelFormat:fillingPlanes:)`` or ``PixelBufferPool/makeBuffer(fillingPlanes:)``,
+/// before anyone else can hold it:
 ///
 /// ```swift
-/// let buffer = try PixelBuffer(width: 640, height: 480, pixelFormat: .nv12)
-/// buffer.withUnsafeMutableBytes(ofPlane: 0) { luma in luma.initializeMemory(as: UInt8.self, repeating: 16) }
+/// let black = try PixelBuffer(width: 640, height: 480, pixelFormat: .nv12) { plane, bytes, _ in
+///     bytes.initializeMemory(as: UInt8.self, repeating: plane == 0 ? 16 : 128)
+/// }
 /// ```
 public final class PixelBuffer: Sendable {
     /// Width in pixels.
@@ -34,19 +38,34 @@ public final class PixelBuffer: Sendable {
     package let planes: [Plane]
     package let storage: MediaStorage
 
-    /// The driver buffer this frame lies in, exported as a DMA-BUF (`VIDIOC_EXPBUF`); nil for
-    /// frames that are copies or conversions, and for drivers that cannot export. The file
-    /// descriptor is borrowed: valid while this buffer is alive; `dup` it to keep it.
-    public let dmaBuffer: DMABuffer?
+    /// The driver buffer this frame lies in, exported as a DMA-BUF (`VIDIOC_EXPBUF`); lent only
+    /// inside ``withDMABuffer(_:)``.
+    private let dmaBuffer: DMABuffer?
 
-    /// Allocates a buffer with rows padded to 64 bytes (what SIMD converters like best).
+    /// What ``init(width:height:pixelFormat:fillingPlanes:)`` and
+    /// ``PixelBufferPool/makeBuffer(fillingPlanes:)`` call once per plane, in order: the plane's
+    /// index, its bytes (every row with its padding) and its stride (bytes from one row to the
+    /// next). The pointer is valid only during the call.
+    public typealias PlaneFiller = (_ plane: Int, _ bytes: UnsafeMutableRawBufferPointer, _ bytesPerRow: Int) throws(CaptureError) -> Void
+
+    /// Allocates a buffer with rows padded to 64 bytes (what SIMD converters like best); its
+    /// contents are undefined. To write its pixels, make it with
+    /// ``init(width:height:pixelFormat:fillingPlanes:)`` instead.
     public convenience init(width: Int, height: Int, pixelFormat: PixelFormat) throws(CaptureError) {
         let planes = try Self.layout(width: width, height: height, pixelFormat: pixelFormat, rowAlignment: 64)
         let storage = try MediaStorage.allocate(byteCount: Self.byteCount(of: planes))
         self.init(width: width, height: height, pixelFormat: pixelFormat, planes: planes, storage: storage)
     }
 
-    package init(width: Int, height: Int, pixelFormat: PixelFormat, planes: [Plane], storage: MediaStorage, dmaBuffer: DMABuffer? = nil) {
+    /// Allocates a buffer as ``init(width:height:pixelFormat:)`` does and fills it: `fill` is
+    /// called once per plane (see ``PlaneFiller``). The only time an application writes a
+    /// buffer's pixels, as afterwards it may be shared; an error `fill` throws is rethrown.
+    public convenience init(width: Int, height: Int, pixelFormat: PixelFormat, fillingPlanes fill: PlaneFiller) throws(CaptureError) {
+        try self.init(width: width, height: height, pixelFormat: pixelFormat)
+        try fillPlanes(fill)
+    }
+
+    package init(width: Int, height: Int, pixelFormat: PixelFormat, planes: [Plane], storage: MediaStorage, dmaBuffer: consuming DMABuffer? = nil) {
         self.width = width
         self.height = height
         self.pixelFormat = pixelFormat
@@ -89,10 +108,33 @@ public final class PixelBuffer: Sendable {
         return try body(UnsafeRawBufferPointer(start: storage.bytes + p.offset, count: p.bytesPerRow * p.rowCount))
     }
 
-    /// Writes one plane. Only for buffers not yet shared with anyone else.
-    public func withUnsafeMutableBytes<R, E: Error>(ofPlane plane: Int, _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    /// Writes one plane: for the library's own buffers (converters, decoders, pools, backends)
+    /// before it shares them. Applications write only through ``PlaneFiller``, so no public
+    /// call writes a delivered frame.
+    package func withUnsafeMutableBytes<R, E: Error>(ofPlane plane: Int, _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
         let p = planes[plane]
         return try body(UnsafeMutableRawBufferPointer(start: storage.bytes + p.offset, count: p.bytesPerRow * p.rowCount))
+    }
+
+    /// Calls `fill` on each plane in turn, for the filling initializer and pool.
+    package func fillPlanes(_ fill: PlaneFiller) throws(CaptureError) {
+        for index in planes.indices {
+            try withUnsafeMutableBytes(ofPlane: index) { (bytes) throws(CaptureError) in try fill(index, bytes, planes[index].bytesPerRow) }
+        }
+    }
+
+    /// Whether the frame lies in a driver buffer exported as a DMA-BUF (`VIDIOC_EXPBUF`): false
+    /// for copies and conversions, and on drivers that cannot export.
+    public var hasDMABuffer: Bool { dmaBuffer != nil }
+
+    /// Lends the frame's DMA-BUF to `body` and returns what it returns, or nil (without calling
+    /// it) when ``hasDMABuffer`` is false. The ``DMABuffer`` cannot leave the closure; `dup(2)`
+    /// its descriptor to keep it (see ``DMABuffer``).
+    public func withDMABuffer<R, E: Error>(_ body: (borrowing DMABuffer) throws(E) -> R) throws(E) -> R? {
+        switch dmaBuffer {
+        case .some(let buffer): return try body(buffer)
+        case .none: return nil
+        }
     }
 
     /// The pixels without row padding, planes one after another (the layout of a `.yuv`/`.y4m` frame).

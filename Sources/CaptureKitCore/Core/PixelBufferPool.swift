@@ -3,7 +3,7 @@
 ///
 /// ```swift
 /// let pool = try PixelBufferPool(width: 1280, height: 720, pixelFormat: .nv12)
-/// let frame = try pool.makeBuffer()
+/// let frame = try pool.makeBuffer { _, bytes, _ in bytes.initializeMemory(as: UInt8.self, repeating: 128) }
 /// ```
 public final class PixelBufferPool: Sendable {
     /// Width of every buffer.
@@ -24,8 +24,17 @@ public final class PixelBufferPool: Sendable {
         storage = StoragePool(blockSize: PixelBuffer.byteCount(of: planes), maximumIdle: maximumIdleBuffers)
     }
 
-    /// A buffer with undefined contents: from the pool when one is free, otherwise new.
+    /// A buffer with undefined contents: from the pool when one is free, otherwise new. To
+    /// write its pixels, use ``makeBuffer(fillingPlanes:)``.
     public func makeBuffer() throws(CaptureError) -> PixelBuffer {
         PixelBuffer(width: width, height: height, pixelFormat: pixelFormat, planes: planes, storage: try storage.take())
+    }
+
+    /// A buffer as ``makeBuffer()`` gives, filled by `fill` before anyone else can hold it
+    /// (see ``PixelBuffer/PlaneFiller``).
+    public func makeBuffer(fillingPlanes fill: PixelBuffer.PlaneFiller) throws(CaptureError) -> PixelBuffer {
+        let buffer = try makeBuffer()
+        try buffer.fillPlanes(fill)
+        return buffer
     }
 }

@@ -1,6 +1,6 @@
 internal import CV4L2
 
-/// What `VIDIOC_QUERYCAP` says about a node.
+/// What `VIDIOC_QUERYCAP` says about a node. Wraps struct v4l2_capability.
 struct V4L2Capability: Sendable, Equatable {
     var driver: String
     var card: String
@@ -15,5 +15,20 @@ struct V4L2Capability: Sendable, Equatable {
         if deviceCapabilities & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 { return .capture }
         if deviceCapabilities & UInt32(V4L2_CAP_VIDEO_CAPTURE_MPLANE) != 0 { return .captureMultiplanar }
         return nil
+    }
+}
+
+/// Whether a capture node uses the single-planar or the multi-planar buffer API. Wraps the
+/// capture cases of enum v4l2_buf_type.
+enum V4L2BufferType: Sendable, Hashable {
+    case capture
+    case captureMultiplanar
+
+    /// `V4L2_BUF_TYPE_VIDEO_CAPTURE` or `V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE`.
+    var rawValue: UInt32 {
+        switch self {
+        case .capture: return V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        case .captureMultiplanar: return V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue
+        }
     }
 }

@@ -74,30 +74,16 @@ enum V4L2ControlSet {
         ck_V4L2_CID_HFLIP(): .horizontalFlip,
         ck_V4L2_CID_VFLIP(): .verticalFlip,
     ]
+}
 
-    /// What the typed API can do with `controls`, for ``DeviceControls``.
-    static func capabilities(of controls: [CaptureDevice.Control]) -> DeviceControls {
-        var result = DeviceControls()
-        for control in controls where !control.isReadOnly {
-            switch control.role {
-            case .torch?:
-                if control.menuItems.contains(where: { $0.value == 2 }) { result.torchModes.insert(.on) }
-            case .continuousAutoFocus?:
-                result.focusModes.formUnion([.continuousAutoFocus, .locked])
-            case .autoFocusStart?:
-                result.focusModes.formUnion([.autoFocus, .locked])
-            case .focusPosition?:
-                result.focusModes.insert(.locked)
-            case .exposureMode?:
-                for mode in CaptureDevice.ExposureMode.allCases where CaptureDevice.exposureMenuValue(for: mode, in: control) != nil {
-                    result.exposureModes.insert(mode)
-                }
-            case .zoom?:
-                result.maxZoomFactor = CaptureDevice.maxZoomFactor(for: control)
-            default:
-                break
-            }
-        }
-        return result
-    }
+/// What `VIDIOC_QUERY_EXT_CTRL` says about one control. Wraps struct v4l2_query_ext_ctrl.
+struct V4L2ControlInfo: Sendable, Hashable {
+    var id: UInt32
+    var name: String
+    var type: UInt32
+    var minimum: Int64
+    var maximum: Int64
+    var step: UInt64
+    var defaultValue: Int64
+    var flags: UInt32
 }

@@ -67,8 +67,6 @@ final class V4L2DeviceBackend: DeviceBackend, CameraControlBackend, Configurable
     /// Marks the device as gone (its node returned ENODEV), or back.
     func markGone(_ isGone: Bool = true) { gone.store(isGone, ordering: .releasing) }
 
-    var controls: DeviceControls { V4L2ControlSet.capabilities(of: cameraControls) }
-
     // MARK: Controls
 
     var cameraControls: [CaptureDevice.Control] { controlCache.withLock { $0 } }

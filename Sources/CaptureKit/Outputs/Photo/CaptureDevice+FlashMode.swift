@@ -9,8 +9,10 @@ extension CaptureDevice {
         case auto
     }
 
-    /// The flash modes photos from this device can use. No backend exposes a flash or torch
-    /// control yet (V4L2's `V4L2_CID_FLASH_LED_MODE` will map here), so this is `[.off]`.
+    /// The flash modes photos from this device can use: `[.off]` on every device. A V4L2
+    /// camera's flash LED control (`V4L2_CID_FLASH_LED_MODE`) already backs the torch
+    /// (``setTorchMode(_:)``); firing it as a flash needs its strobe (`V4L2_CID_FLASH_STROBE`)
+    /// timed to the photo's frame, which no backend does.
     var supportedPhotoFlashModes: [FlashMode] { [.off] }
 
     /// Whether the device has a flash to report in EXIF.

@@ -43,9 +43,9 @@ public final class CapturePhotoOutput: CaptureOutput, @unchecked Sendable {
     /// with `.unsupportedFormat`.
     public var availablePhotoFileTypes: [PhotoFileType] { PhotoFileType.allCases.filter(\.isEncodable) }
 
-    /// The flash modes the connected camera supports (`supportedFlashModes`); `[.off]` when it
-    /// has no flash or torch, or no camera is connected. Another mode fails the request with
-    /// `.invalidArgument`.
+    /// The flash modes the connected camera supports (`supportedFlashModes`): `[.off]`, as no
+    /// backend fires a flash for a photo yet (a camera's flash LED is its torch,
+    /// ``CaptureDevice/setTorchMode(_:)``). Another mode fails the request with `.invalidArgument`.
     public var supportedFlashModes: [CaptureDevice.FlashMode] {
         connection(with: .video)?.device?.supportedPhotoFlashModes ?? [.off]
     }

@@ -16,29 +16,39 @@ struct V4L2ControlTests {
     static let zoomAbsolute: UInt32 = 0x009A_090D
     static let flashLEDMode: UInt32 = 0x009C_0901
     static let vendorSpecific: UInt32 = 0x0098_1001
+    static let whiteBalanceTemperature: UInt32 = 0x0098_091A
+    static let readOnly: UInt32 = 0x0004
 
-    private func camera() throws -> (CaptureDevice, ScriptedOpener) {
+    private static func control(_ id: UInt32, _ name: String, type: UInt32, _ min: Int64, _ max: Int64, step: UInt64 = 1, _ def: Int64,
+                                flags: UInt32 = 0) -> V4L2ControlInfo {
+        V4L2ControlInfo(id: id, name: name, type: type, minimum: min, maximum: max, step: step, defaultValue: def, flags: flags)
+    }
+
+    /// A webcam's controls: image, exposure, focus, zoom, power line, a flash LED and a vendor's own.
+    static let webcamControls = [
+        control(brightness, "Brightness", type: 1, 0, 255, 128),
+        control(hflip, "Horizontal Flip", type: 2, 0, 1, 0),
+        control(powerLine, "Power Line Frequency", type: 3, 0, 2, 1),
+        control(exposureAuto, "Auto Exposure", type: 3, 0, 3, 3),
+        control(exposureAbsolute, "Exposure Time, Absolute", type: 1, 3, 2047, 250, flags: 0x10),
+        control(focusAuto, "Focus, Automatic Continuous", type: 2, 0, 1, 1),
+        control(zoomAbsolute, "Zoom, Absolute", type: 1, 100, 500, 100),
+        control(flashLEDMode, "LED Mode", type: 3, 0, 2, 0),
+        control(vendorSpecific, "Backlight Thing", type: 1, 0, 10, step: 2, 4),
+        control(0x0098_0001, "User Controls", type: 6, 0, 0, 0),
+    ]
+
+    static let webcamMenus: [UInt32: [UInt32: String]] = [
+        powerLine: [0: "Disabled", 1: "50 Hz", 2: "60 Hz"],
+        exposureAuto: [1: "Manual Mode", 3: "Aperture Priority Mode"],
+        flashLEDMode: [0: "Off", 1: "Flash", 2: "Torch"],
+    ]
+
+    private func camera(controls: [V4L2ControlInfo] = webcamControls,
+                        menus: [UInt32: [UInt32: String]] = webcamMenus) throws -> (CaptureDevice, ScriptedOpener) {
         var script = V4L2Fixtures.yuyvScript()
-        func control(_ id: UInt32, _ name: String, type: UInt32, _ min: Int64, _ max: Int64, step: UInt64 = 1, _ def: Int64, flags: UInt32 = 0) -> V4L2ControlInfo {
-            V4L2ControlInfo(id: id, name: name, type: type, minimum: min, maximum: max, step: step, defaultValue: def, flags: flags)
-        }
-        script.controls = [
-            control(Self.brightness, "Brightness", type: 1, 0, 255, 128),
-            control(Self.hflip, "Horizontal Flip", type: 2, 0, 1, 0),
-            control(Self.powerLine, "Power Line Frequency", type: 3, 0, 2, 1),
-            control(Self.exposureAuto, "Auto Exposure", type: 3, 0, 3, 3),
-            control(Self.exposureAbsolute, "Exposure Time, Absolute", type: 1, 3, 2047, 250, flags: 0x10),
-            control(Self.focusAuto, "Focus, Automatic Continuous", type: 2, 0, 1, 1),
-            control(Self.zoomAbsolute, "Zoom, Absolute", type: 1, 100, 500, 100),
-            control(Self.flashLEDMode, "LED Mode", type: 3, 0, 2, 0),
-            control(Self.vendorSpecific, "Backlight Thing", type: 1, 0, 10, step: 2, 4),
-            control(0x0098_0001, "User Controls", type: 6, 0, 0, 0),
-        ]
-        script.menus = [
-            Self.powerLine: [0: "Disabled", 1: "50 Hz", 2: "60 Hz"],
-            Self.exposureAuto: [1: "Manual Mode", 3: "Aperture Priority Mode"],
-            Self.flashLEDMode: [0: "Off", 1: "Flash", 2: "Torch"],
-        ]
+        script.controls = controls
+        script.menus = menus
         // One shared node so values written are read back.
         let node = ScriptedV4L2Device(script: script)
         let opener = ScriptedOpener { node }
@@ -125,10 +135,82 @@ struct V4L2ControlTests {
         #expect { try camera.setVideoZoomFactor(6) } throws: { ($0 as! CaptureError).code == .invalidArgument }
     }
 
+    /// The webcam's controls with the one of `id` replaced by `replacement` (or removed).
+    private static func webcam(replacing id: UInt32, with replacement: V4L2ControlInfo?) -> [V4L2ControlInfo] {
+        webcamControls.compactMap { $0.id == id ? replacement : $0 }
+    }
+
+    @Test func everySpellingOfHasATorchAnswersFromTheControlList() throws {
+        let led = Self.control(Self.flashLEDMode, "LED Mode", type: 3, 0, 2, 0)
+        let cases: [(String, [V4L2ControlInfo], [UInt32: [UInt32: String]], Bool)] = [
+            ("a flash LED with a torch mode", Self.webcamControls, Self.webcamMenus, true),
+            ("no flash LED", Self.webcam(replacing: Self.flashLEDMode, with: nil), Self.webcamMenus, false),
+            ("a read-only flash LED", Self.webcam(replacing: Self.flashLEDMode, with: Self.control(Self.flashLEDMode, "LED Mode", type: 3, 0, 2, 0, flags: Self.readOnly)),
+             Self.webcamMenus, false),
+            ("a flash LED without a torch mode", Self.webcam(replacing: Self.flashLEDMode, with: led),
+             Self.webcamMenus.merging([Self.flashLEDMode: [0: "Off", 1: "Flash"]]) { $1 }, false),
+        ]
+        for (what, controls, menus, hasTorch) in cases {
+            let (camera, opener) = try camera(controls: controls, menus: menus)
+            #expect(camera.hasTorch == hasTorch, "\(what)")
+            #expect(camera.isTorchModeSupported(.on) == hasTorch, "\(what)")
+            #expect(camera.isTorchModeSupported(.off), "\(what)")
+            #expect(!camera.isTorchModeSupported(.auto), "\(what)")
+            try camera.lockForConfiguration()
+            defer { camera.unlockForConfiguration() }
+            if hasTorch {
+                try camera.setTorchMode(.on)
+                #expect(written(opener, Self.flashLEDMode) == 2, "\(what)")
+            } else {
+                #expect("\(what)") { try camera.setTorchMode(.on) } throws: { ($0 as! CaptureError).code == .notSupported }
+                #expect(written(opener, Self.flashLEDMode) == nil, "\(what)")
+            }
+            try camera.setTorchMode(.off)
+        }
+    }
+
+    @Test func readOnlyControlsBackNoTypedSetting() throws {
+        let controls = Self.webcamControls.map { info in
+            var info = info
+            if [Self.brightness, Self.zoomAbsolute, Self.exposureAuto].contains(info.id) { info.flags |= Self.readOnly }
+            return info
+        }
+        let (camera, _) = try camera(controls: controls)
+        #expect(camera.control(named: "brightness") != nil, "the raw list still has it")
+        #expect(!camera.isImageAdjustmentSupported(.brightness))
+        #expect(camera.imageAdjustmentRange(.brightness) == nil)
+        #expect(camera.maxAvailableVideoZoomFactor == 1)
+        #expect(try camera.videoZoomFactor() == 1)
+        #expect(CaptureDevice.ExposureMode.allCases.allSatisfy { !camera.isExposureModeSupported($0) })
+        try camera.lockForConfiguration()
+        defer { camera.unlockForConfiguration() }
+        #expect { try camera.setImageAdjustment(.brightness, to: 1) } throws: { ($0 as! CaptureError).code == .notSupported }
+        #expect { try camera.setVideoZoomFactor(2) } throws: { ($0 as! CaptureError).code == .invalidArgument }
+        #expect { try camera.setExposureMode(.continuousAutoExposure) } throws: { ($0 as! CaptureError).code == .notSupported }
+    }
+
+    @Test func aTemperatureAloneIsLockedWhiteBalance() throws {
+        let temperature = Self.control(Self.whiteBalanceTemperature, "White Balance Temperature", type: 1, 2800, 6500, 4600)
+        let (camera, opener) = try camera(controls: [temperature])
+        #expect(camera.isWhiteBalanceModeSupported(.locked))
+        #expect(!camera.isWhiteBalanceModeSupported(.continuousAutoWhiteBalance))
+        #expect(camera.whiteBalanceTemperatureRange == 2800...6500)
+        try camera.lockForConfiguration()
+        defer { camera.unlockForConfiguration() }
+        try camera.setWhiteBalanceMode(.locked)
+        #expect { try camera.setWhiteBalanceMode(.continuousAutoWhiteBalance) } throws: { ($0 as! CaptureError).code == .notSupported }
+        try camera.setWhiteBalanceTemperature(5000)
+        #expect(written(opener, Self.whiteBalanceTemperature) == 5000)
+    }
+
     @Test func devicesWithoutControlsSaySo() throws {
         let virtual = try #require(CaptureDevice.allDevices.first { $0.deviceType == .virtual && $0.hasMediaType(.video) })
         #expect(virtual.controls.isEmpty)
         #expect(!virtual.isImageAdjustmentSupported(.brightness))
+        #expect(!virtual.hasTorch)
+        #expect(!virtual.isTorchModeSupported(.on))
+        #expect(!CaptureDevice.FocusMode.allCases.contains { virtual.isFocusModeSupported($0) })
+        #expect(virtual.maxAvailableVideoZoomFactor == 1)
         #expect { try virtual.controlValue(named: "brightness") } throws: { ($0 as! CaptureError).code == .notSupported }
     }
 }

@@ -83,17 +83,21 @@ struct V4L2DMABufTests {
         // The recorder holds every frame, so the first two are lent and the rest are copies.
         let frames = recorder.items.compactMap(\.sample).compactMap(\.pixelBuffer)
         #expect(frames.count == 8)
-        let lent = frames.filter { $0.dmaBuffer != nil }
+        let lent = frames.filter(\.hasDMABuffer)
         #expect(lent.count == 2)
+        var descriptors: Set<Int32> = []
         for frame in lent {
-            let dma = try #require(frame.dmaBuffer)
+            // What the public API lends, read inside its scope.
+            let dma = try #require(frame.withDMABuffer { dma in (fileDescriptor: dma.fileDescriptor, length: dma.length, planes: dma.planes) })
             #expect(device.exportedDescriptors.contains(dma.fileDescriptor))
             #expect(dma.length >= V4L2Fixtures.width * 2 * V4L2Fixtures.height)
             #expect(dma.planes == [DMABuffer.Plane(offset: 0, bytesPerRow: V4L2Fixtures.width * 2,
                                                    length: V4L2Fixtures.width * 2 * V4L2Fixtures.height)])
             #expect(frame.bytesPerRow(ofPlane: 0) == dma.planes[0].bytesPerRow)
+            descriptors.insert(dma.fileDescriptor)
         }
-        #expect(Set(lent.map { $0.dmaBuffer!.fileDescriptor }).count == 2, "each lent frame names its own buffer")
+        #expect(frames.filter { !$0.hasDMABuffer }.allSatisfy { $0.withDMABuffer { _ in true } == nil }, "copies lend none")
+        #expect(descriptors.count == 2, "each lent frame names its own buffer")
         #expect(device.closedDescriptors.isEmpty, "descriptors stay open while frames are held")
     }
 }

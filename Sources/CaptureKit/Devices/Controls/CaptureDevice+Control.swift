@@ -78,6 +78,13 @@ extension CaptureDevice {
             name.lowercased().split { !($0.isASCII && ($0.isLetter || $0.isNumber)) }.joined(separator: "_")
         }
 
+        /// The value of the control's range nearest to `value`, on its steps: typed settings
+        /// (a lens position, a zoom factor, an exposure time) become driver units through it.
+        func nearestValue(to value: Int64) -> Int64 {
+            let unit = max(step, 1)
+            return min(maximum, max(minimum, minimum + (value - minimum + unit / 2) / unit * unit))
+        }
+
         /// Whether `value` is one the control accepts.
         public func accepts(_ value: Int64) -> Bool {
             switch kind {
@@ -91,6 +98,7 @@ extension CaptureDevice {
             }
         }
 
+        /// The key, kind, range or menu, default and flags, as `capture controls` lists them.
         public var description: String {
             var text = "\(key) (\(kind.rawValue))"
             switch kind {
@@ -104,38 +112,4 @@ extension CaptureDevice {
             return text
         }
     }
-}
-
-/// The typed settings a raw control can back.
-enum CameraControlRole: Sendable, Hashable {
-    case imageAdjustment(CaptureDevice.ImageAdjustment)
-    case exposureMode
-    case exposureTime
-    case autoWhiteBalance
-    case whiteBalanceTemperature
-    case continuousAutoFocus
-    case autoFocusStart
-    case focusPosition
-    case zoom
-    case powerLineFrequency
-    case torch
-    case horizontalFlip
-    case verticalFlip
-}
-
-/// A backend whose device has controls (V4L2 cameras).
-protocol CameraControlBackend: DeviceBackend {
-    /// The controls as the driver reports them now.
-    var cameraControls: [CaptureDevice.Control] { get }
-    /// The current value of `control`.
-    func value(of control: CaptureDevice.Control) throws(CaptureError) -> Int64
-    /// Changes `control`.
-    func setValue(_ value: Int64, of control: CaptureDevice.Control) throws(CaptureError)
-}
-
-/// A backend that applies formats and frame rates to hardware as soon as they are chosen and
-/// reports what the hardware really took (drivers substitute sizes and rates silently).
-protocol ConfigurableDeviceBackend: DeviceBackend {
-    /// Applies `configuration` and returns what the device chose.
-    func apply(_ configuration: StreamConfiguration) throws(CaptureError) -> StreamConfiguration
 }
