@@ -2,9 +2,9 @@ import Dispatch
 import Synchronization
 
 /// A running capture from one sound-server source: a record stream whose read callback (on the
-/// connection's loop thread) stamps each chunk on the monotonic clock (see ``AudioTimeline``)
-/// and hands it to the session. libpulse is reached through ``PulseStreamIO`` only, so tests
-/// script what the server does.
+/// connection's loop thread) stamps each chunk on the monotonic clock (``AudioTimeline``, with
+/// a sound server's policy) and hands it to the session. libpulse is reached through
+/// ``PulseStreamIO`` only, so tests script what the server does.
 ///
 /// The stream does not follow its source elsewhere: when the source goes away the server ends
 /// the stream, and that ending is reported as the device's disconnection — as is the server
@@ -41,7 +41,7 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
         self.deviceID = deviceID
         self.format = format
         self.sink = sink
-        timeline = AudioTimeline(sampleRate: format.sampleRate)
+        timeline = AudioTimeline(rate: format.sampleRate, policy: .soundServer(rate: format.sampleRate))
         framesPerBlock = max(1, format.sampleRate / 50)
         pool = StoragePool(blockSize: framesPerBlock * format.bytesPerFrame, maximumIdle: 64)
         guard try io.hasSource(named: sourceName) else {
