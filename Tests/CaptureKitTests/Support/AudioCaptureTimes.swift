@@ -8,7 +8,7 @@ import Foundation
 ///   duration), exactly.
 /// - Re-alignments are small: where a buffer does not start where the previous one ended
 ///   although no sample was lost (sample numbers run on), the step is the timeline following the
-///   source's clock, smaller than ``AudioTimeline``'s discontinuity threshold (40 ms); lost audio
+///   source's clock, smaller than a sound server's ``AudioTimeline`` tolerance (40 ms); lost audio
 ///   moves time and sample numbers alike.
 /// - No drift: the fastest delivery (arrival minus capture end) is as fast at the end of a run as
 ///   at its start. Each window of a run has some buffer that was read promptly, so its fastest

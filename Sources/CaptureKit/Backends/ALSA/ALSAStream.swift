@@ -2,8 +2,9 @@ import Glibc
 import Synchronization
 
 /// The capture thread of one ALSA PCM: waits for a period, reads it into a pooled buffer,
-/// times it on the monotonic clock (``ALSATimeline``) and delivers it. Overruns are recovered
-/// with `snd_pcm_recover`, counted, and reported as dropped frames — never silently.
+/// times it on the monotonic clock (``AudioTimeline``, with a card's policy) and delivers it.
+/// Overruns are recovered with `snd_pcm_recover`, counted, and reported as dropped frames —
+/// never silently.
 ///
 /// The stream outlives its card: when the card goes away (ENODEV: a USB microphone pulled out,
 /// a driver unbound) it reports `.disconnected`, closes the PCM (the kernel frees a card, and
@@ -31,7 +32,7 @@ final class ALSAStream: DeviceStream {
         let box = ThreadHandOff(try Self.open(pcmName, format: format, with: open))
         worker = WorkerThread(name: "CaptureKit.alsa") { thread in
             var next = box.take()
-            var timeline: ALSATimeline?
+            var timeline: AudioTimeline?
             var sequence: UInt64 = 0
             while next != nil {
                 // The capture moves into `run`: once it returns, no reference to the PCM is left
@@ -72,13 +73,13 @@ final class ALSAStream: DeviceStream {
     /// Takes the capture out of `next` and captures until stopped (false) or the card goes away
     /// (true); a fatal error is reported and ends the stream (false). The timeline and the
     /// numbering carry over a return, so the time the card was away is a gap of one timeline.
-    private static func run(_ thread: WorkerThread, _ next: inout Capture?, format: AudioFormat, timeline: inout ALSATimeline?,
+    private static func run(_ thread: WorkerThread, _ next: inout Capture?, format: AudioFormat, timeline: inout AudioTimeline?,
                             sequence: inout UInt64, sink: StreamSink, counters: ALSAStreamCounters) -> Bool {
         guard let capture = next.take() else { return false }
         let (pcm, geometry) = (capture.pcm, capture.geometry)
         let pool = StoragePool(blockSize: geometry.periodFrames * format.bytesPerFrame, maximumIdle: 16)
         let rate = format.sampleRate
-        var placing = timeline ?? ALSATimeline(rate: rate, bufferFrames: geometry.bufferFrames)
+        var placing = timeline ?? AudioTimeline(rate: rate, policy: .card(rate: rate, bufferFrames: geometry.bufferFrames))
         defer { timeline = placing }
         var xrunPending = false
         while !thread.isStopping {
@@ -110,20 +111,20 @@ final class ALSAStream: DeviceStream {
                 continue
             }
             let now = MonotonicClock.samples(atNanoseconds: MonotonicClock.nanoseconds(), rate: rate, rounding: .roundTowardNegativeInfinity)
-            let placement = placing.place(count: result, now: now, delay: pcm.delay() ?? 0, afterXrun: xrunPending)
-            if xrunPending || placement.gapFrames > 0 {
+            let placement = placing.place(frames: result, readAt: now, delay: pcm.delay() ?? 0, afterLoss: xrunPending)
+            if xrunPending || placement.gap > 0 {
                 // Reported in periods, like a camera reports frames; at least one per xrun.
-                let lost = placement.gapFrames
+                let lost = placement.gap
                 counters.lostFrames.add(Int(lost), ordering: .relaxed)
                 sink.event(.droppedFrames(count: max(1, Int((lost + Int64(geometry.periodFrames) - 1) / Int64(geometry.periodFrames)))))
                 xrunPending = false
             }
-            if placement.dueFrame > now {
-                MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds(atSample: placement.dueFrame, rate: rate))
+            if placement.due > now {
+                MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds(atSample: placement.due, rate: rate))
             }
             let buffer = AudioBuffer(format: format, frameCount: result, storage: storage)
             sink.deliver(SampleBuffer(media: .audio(buffer),
-                                      presentationTimeStamp: MediaTime(value: placement.presentationFrame, timescale: Int32(rate)),
+                                      presentationTimeStamp: placing.time(ofSample: placement.start),
                                       duration: MediaTime(value: Int64(result), timescale: Int32(rate)),
                                       sequenceNumber: sequence))
             sequence += UInt64(result)

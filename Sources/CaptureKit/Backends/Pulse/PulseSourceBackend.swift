@@ -43,7 +43,7 @@ final class PulseSourceBackend: DeviceBackend {
             throw CaptureError(.unsupportedFormat, "\(descriptor.localizedName) has no format \(configuration.format)", deviceID: descriptor.uniqueID)
         }
         let connection = try provider.liveConnection(for: descriptor.uniqueID)
-        return try PulseCaptureStream(connection: connection, sourceName: sourceName, deviceID: descriptor.uniqueID,
-                                      format: format, sink: sink, provider: provider)
+        return try PulseCaptureStream(io: PulseRecordStream(connection: connection, provider: provider), sourceName: sourceName,
+                                      deviceID: descriptor.uniqueID, format: format, sink: sink)
     }
 }

@@ -89,7 +89,7 @@ final class MovieRecording: @unchecked Sendable {
     private var placer = AudioPlacer()
     private var videoEnd: MediaTime?          // end of the last frame written (source time)
     private var horizon: MediaTime?           // end of the last frame seen, written or not
-    private var pendingAudio: [SampleBuffer] = []
+    private var pendingAudio = AudioBacklog()
     private var audioHorizon: MediaTime?      // end of the last audio sample seen (source time)
     private var videoLost = false             // the camera is away; the recording goes on
     private var audioLost = false             // the microphone is away; its return may leave any gap
@@ -362,8 +362,8 @@ final class MovieRecording: @unchecked Sendable {
         // sources are the exception: their audio decodes far ahead of the video and must all be
         // kept (10 minutes of lead, ~115 MB of stereo 16-bit audio, before anything is lost).
         let maximumLead = MediaTime(value: configuration.holdBack ? 600 : 3, timescale: 1)
-        if let first = pendingAudio.first, sample.presentationTimeStamp - first.presentationTimeStamp > maximumLead {
-            pendingAudio.removeFirst()
+        if let oldest = pendingAudio.oldestStart, sample.presentationTimeStamp - oldest > maximumLead {
+            pendingAudio.dropOldest()
             progress.withLock { $0.dropped += 1 }
         }
         // While the camera is away, sound is written as it comes instead of waiting for video.
@@ -393,22 +393,13 @@ final class MovieRecording: @unchecked Sendable {
     /// or inside a pause; keeps the rest waiting.
     private func flushAudio(upTo limit: MediaTime) throws(CaptureError) {
         guard let encoder = audioEncoder, timeline.origin != nil else { return }
-        var keep: [SampleBuffer] = []
-        for sample in pendingAudio {
-            guard let buffer = sample.audioBuffer else { continue }
+        try pendingAudio.drain(upTo: limit) { (buffer, frames, start) throws(CaptureError) in
             let rate = Int32(buffer.format.sampleRate)
-            let start = sample.presentationTimeStamp
-            let end = start + buffer.duration
-            let usable = RecordingTimeline.samples(before: limit, from: start, count: Int64(buffer.frameCount), rate: rate)
-            try timeline.forEachRun(from: start, count: usable, rate: rate) { (run) throws(CaptureError) in
-                if run.isWritten { try writeAudio(buffer, run.samples, at: run.time, encoder: encoder) }
-            }
-            if usable < Int64(buffer.frameCount), end > limit {
-                // Keep the unwritten tail for later.
-                keep.append(try tail(of: sample, from: Int(usable)))
+            try timeline.forEachRun(from: start, count: Int64(frames.count), rate: rate) { (run) throws(CaptureError) in
+                let samples = (frames.lowerBound + run.samples.lowerBound)..<(frames.lowerBound + run.samples.upperBound)
+                if run.isWritten { try writeAudio(buffer, samples, at: run.time, encoder: encoder) }
             }
         }
-        pendingAudio = keep
     }
 
     /// Writes `samples` of `buffer`, the first captured at `time`, where the placer puts them.
@@ -421,15 +412,6 @@ final class MovieRecording: @unchecked Sendable {
         try encoder.append(buffer.storage.bytes + Int(placement.samples.lowerBound) * buffer.format.bytesPerFrame,
                            frames: placement.samples.count, write: muxer.write)
         progress.withLock { $0.audioSamples = placer.samplesWritten }
-    }
-
-    private func tail(of sample: SampleBuffer, from frame: Int) throws(CaptureError) -> SampleBuffer {
-        guard let buffer = sample.audioBuffer, frame > 0 else { return sample }
-        let rest = try AudioBuffer(format: buffer.format, frameCount: buffer.frameCount - frame)
-        rest.storage.bytes.copyMemory(from: buffer.storage.bytes + frame * buffer.format.bytesPerFrame, byteCount: rest.byteCount)
-        let offset = MediaTime(value: Int64(frame), timescale: Int32(buffer.format.sampleRate))
-        return SampleBuffer(media: .audio(rest), presentationTimeStamp: sample.presentationTimeStamp + offset,
-                            duration: rest.duration, sequenceNumber: sample.sequenceNumber + UInt64(frame))
     }
 
     private func checkLimits(at fileTime: MediaTime) throws(CaptureError) {

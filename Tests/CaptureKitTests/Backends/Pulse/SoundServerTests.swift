@@ -67,7 +67,7 @@ extension RealTimeCaptureTests {
                 let connection = try PulseConnection.connect()
                 let sink = StreamSink(deliver: { _ in }, event: { _ in })
                 do throws(CaptureError) {
-                    _ = try PulseCaptureStream(connection: connection, sourceName: "no-such-source", deviceID: "pulse:no-such-source",
+                    _ = try PulseCaptureStream(io: PulseRecordStream(connection: connection), sourceName: "no-such-source", deviceID: "pulse:no-such-source",
                                                format: AudioFormat(sampleRate: 48_000, channelCount: 1, sampleFormat: .s16), sink: sink)
                     Issue.record("a stream on a missing source opened")
                 } catch {
