@@ -1,5 +1,5 @@
 import CaptureKitCore
-package import CFFmpeg
+internal import CFFmpeg
 
 /// Converts a continuous stream of interleaved audio buffers to another sample format, rate and
 /// channel count with libswresample. Stateful: the resampling filter runs across buffer

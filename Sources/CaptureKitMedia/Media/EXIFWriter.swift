@@ -1,5 +1,5 @@
 import CaptureKitCore
-package import CExif
+internal import CExif
 import Glibc
 
 /// Builds EXIF blocks with libexif: the TIFF structure (IFD0 + Exif IFD) that JPEG carries in

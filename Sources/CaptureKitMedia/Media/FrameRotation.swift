@@ -1,5 +1,5 @@
 import CaptureKitCore
-package import CPhotoKernels
+internal import CPhotoKernels
 
 /// Turns (and mirrors) a picture upright by a ``VideoTransform``: quarter turns of the pixels
 /// with the photo plane kernels (`CPhotoKernels`: `ck_photo_transform_plane`, through

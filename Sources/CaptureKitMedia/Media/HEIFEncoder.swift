@@ -1,5 +1,5 @@
 import CaptureKitCore
-package import CHeif
+internal import CHeif
 import Foundation
 
 /// HEIF files (HEVC stills) from camera frames with libheif and its built-in x265 encoder. The

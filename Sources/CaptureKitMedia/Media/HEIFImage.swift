@@ -1,6 +1,6 @@
 import CaptureKitCore
 package import CFFmpeg
-package import CHeif
+internal import CHeif
 import Foundation
 
 /// A HEIF (or AVIF) still read with libheif: FFmpeg before 6.1 has no HEIF demuxer, so the

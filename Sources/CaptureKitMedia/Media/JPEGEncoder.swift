@@ -1,6 +1,6 @@
 import CaptureKitCore
-package import CPhotoKernels
-package import CTurboJPEG
+internal import CPhotoKernels
+internal import CTurboJPEG
 import Foundation
 import Glibc
 import Synchronization

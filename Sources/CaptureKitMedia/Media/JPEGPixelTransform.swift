@@ -1,5 +1,5 @@
 import CaptureKitCore
-package import CPhotoKernels
+internal import CPhotoKernels
 
 /// Turns a frame's pixels to an ``EXIFOrientation`` with the plane kernels of the TurboJPEG
 /// shim (the JPEG encoder runs the same walk fused with its range expansion; PNG and HEIF use

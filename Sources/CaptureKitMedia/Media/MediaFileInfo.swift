@@ -1,5 +1,5 @@
 import CaptureKitCore
-package import CFFmpeg
+internal import CFFmpeg
 import Foundation
 
 /// What a media file holds, as `ffprobe` reports it: the container, its duration and tags, and

@@ -1,5 +1,5 @@
 import CaptureKitCore
-package import CFFmpeg
+internal import CFFmpeg
 import Foundation
 
 /// PNG files from camera frames with FFmpeg's PNG encoder (libavcodec): the frame is converted
