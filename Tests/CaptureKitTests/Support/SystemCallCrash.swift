@@ -46,9 +46,11 @@ enum SystemCallCrash {
         var entries: [String: Int] = [:]   // "thread call" → entries so far
         var markedThread: String? = marker.isEmpty ? "any" : nil
         for line in try String(contentsOf: log, encoding: .utf8).split(separator: "\n") {
-            let fields = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-            guard fields.count == 2, let open = fields[1].firstIndex(of: "(") else { continue }
-            let thread = String(fields[0]), call = String(fields[1][..<open])
+            // strace pads the thread id to five columns: split on the first run of spaces.
+            guard let space = line.firstIndex(of: " ") else { continue }
+            let rest = line[space...].drop { $0 == " " }
+            guard let open = rest.firstIndex(of: "(") else { continue }
+            let thread = String(line[..<space]), call = String(rest[..<open])
             let key = "\(thread) \(call)"
             entries[key, default: 0] += 1
             if markedThread == nil, marker.contains(call) {
