@@ -175,8 +175,8 @@ struct PublicAPITests {
     @Test func errorsAreTyped() throws {
         let session = CaptureSession()
         do {
-            try session.stopRunning()
-            Issue.record("stopRunning() on an idle session must throw")
+            try session.commitConfiguration()
+            Issue.record("commitConfiguration() without beginConfiguration() must throw")
         } catch {
             // `error` is a CaptureError by typed throws.
             #expect(error.code == .invalidState)
