@@ -56,8 +56,7 @@ extension CaptureDevice {
     /// The camera whose V4L2 node `path` leads to, through any links.
     private static func node(at path: String, among cameras: [CaptureDevice]) throws(CaptureError) -> CaptureDevice {
         guard let target = realPath(path) else {
-            let code = errno
-            throw CaptureError(.deviceNotFound, "no camera at \(path): \(String(cString: strerror(code)))", errno: code, path: path)
+            throw CaptureError(.deviceNotFound, "no camera at \(path)", errno: errno, path: path)
         }
         let nodes = cameras.compactMap { camera in (camera.backend as? V4L2DeviceBackend).map { (camera, $0.devicePath) } }
         if let (camera, _) = nodes.first(where: { realPath($0.1) == target }) { return camera }
