@@ -46,9 +46,12 @@ enum SystemCallCrash {
         var entries: [String: Int] = [:]   // "thread call" → entries so far
         var markedThread: String? = marker.isEmpty ? "any" : nil
         for line in try String(contentsOf: log, encoding: .utf8).split(separator: "\n") {
+            // strace pads the PID column ("8550  rename(…"): the call starts after the spaces.
             let fields = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-            guard fields.count == 2, let open = fields[1].firstIndex(of: "(") else { continue }
-            let thread = String(fields[0]), call = String(fields[1][..<open])
+            guard fields.count == 2 else { continue }
+            let entry = fields[1].drop { $0 == " " }
+            guard let open = entry.firstIndex(of: "(") else { continue }
+            let thread = String(fields[0]), call = String(entry[..<open])
             let key = "\(thread) \(call)"
             entries[key, default: 0] += 1
             if markedThread == nil, marker.contains(call) {
