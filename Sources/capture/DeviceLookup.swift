@@ -2,13 +2,12 @@ import CaptureKit
 import Foundation
 
 /// Finds the device a user named on the command line: `file:PATH` for a media file played as
-/// a camera or microphone, else by unique ID, else by name (case-insensitive), else the
-/// default for the media type.
+/// a camera or microphone, else as the library resolves names (unique ID, `/dev/video0` and
+/// its udev links, `hw:1,0` and other ALSA names, device name), else the default for the
+/// media type.
 enum DeviceLookup {
     /// What starts a device name that is a media file (`file:clip.mp4`).
     static let filePrefix = "file:"
-    /// What starts an ALSA PCM name (`alsa:plughw:1,0`).
-    static let alsaPrefix = "alsa:"
 
     /// The device `name` stands for. A `file:PATH` name makes the file's devices (paced as
     /// `pacing` says, looping unless `looping` is false, so a file never runs out before a
@@ -25,23 +24,13 @@ enum DeviceLookup {
             }
             return try fileDevice(path: path, mediaType: mediaType, looping: looping, pacing: pacing)
         }
-        let candidates = CaptureDevice.allDevices.filter { $0.hasMediaType(mediaType) }
         guard let name else {
             guard let device = CaptureDevice.default(for: mediaType) else {
                 throw CaptureError(.deviceNotFound, "no \(mediaType) device is present")
             }
             return device
         }
-        if let device = candidates.first(where: { $0.uniqueID == name })
-            ?? candidates.first(where: { $0.localizedName.lowercased() == name.lowercased() }) {
-            return device
-        }
-        if mediaType == .audio, name.hasPrefix(alsaPrefix) {
-            // Any ALSA PCM by name, listed or not (alsa:plughw:1,0, alsa:pulse, alsa:default).
-            return try CaptureDevice.alsaMicrophone(pcm: String(name.dropFirst(alsaPrefix.count)))
-        }
-        let known = candidates.map { "'\($0.uniqueID)'" }.joined(separator: ", ")
-        throw CaptureError(.deviceNotFound, "no \(mediaType) device '\(name)' (present: \(known))")
+        return try CaptureDevice.device(resolving: name, mediaType: mediaType)
     }
 
     private static func fileDevice(path: String, mediaType: MediaType, looping: Bool,

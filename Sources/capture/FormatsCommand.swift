@@ -13,7 +13,8 @@ enum FormatsCommand: Command {
     static let usage = """
         usage: capture formats DEVICE [--json]
 
-        Lists the formats of DEVICE (a unique ID or name from 'capture devices', or file:PATH): frame size,
+        Lists the formats of DEVICE (a unique ID or name from 'capture devices', a node such as
+        /dev/video0 or /dev/v4l/by-id/..., an ALSA name such as hw:1,0, or file:PATH): frame size,
         pixel format and frame rates for cameras, sample rate, channels and sample format for
         microphones. The active format is marked with '*'.
 
@@ -24,8 +25,9 @@ enum FormatsCommand: Command {
         let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.count == 1 else { throw UsageError("give exactly one DEVICE") }
         let name = arguments.positional[0]
-        let isMicrophone = CaptureDevice.allDevices.contains { $0.hasMediaType(.audio) && ($0.uniqueID == name || $0.localizedName.lowercased() == name.lowercased()) }
-        let device = try DeviceLookup.find(name, mediaType: isMicrophone ? .audio : .video)
+        // A camera or a microphone, whichever the name stands for; a file plays as a camera.
+        let device = name.hasPrefix(DeviceLookup.filePrefix)
+            ? try DeviceLookup.find(name, mediaType: .video) : try CaptureDevice.device(resolving: name)
         if arguments.has("json") {
             try Console.printJSON(DeviceReport(device))
             return .success

@@ -193,8 +193,8 @@ struct PublicAPITests {
     @Test func errorsAreTyped() throws {
         let session = CaptureSession()
         do {
-            try session.stopRunning()
-            Issue.record("stopRunning() on an idle session must throw")
+            try session.commitConfiguration()
+            Issue.record("commitConfiguration() without beginConfiguration() must throw")
         } catch {
             // `error` is a CaptureError by typed throws.
             #expect(error.code == .invalidState)
@@ -217,5 +217,54 @@ struct PublicAPITests {
         let stream: AsyncStream<[MetadataObject]> = output.metadataObjects
         _ = stream
         #expect(output.statistics.scannedFrames == 0)
+    }
+}
+
+/// What iOS code ported by renaming writes, through `import CaptureKit` alone: the settable
+/// preset, the closure-scoped configuration block, quiet repeated starts and stops, the
+/// NS-spelled still alias, the iPhone-only device types, a configurable virtual camera and
+/// device names resolved as Linux users type them.
+@Suite("Ported spellings", .serialized, .timeLimit(.minutes(1)))
+struct PortedSpellingTests {
+    @Test func aSessionConfiguredAndRunAsOnIOS() async throws {
+        // A camera of its own: the default one is streamed by other suites running meanwhile.
+        var configuration = VirtualCameraConfiguration(name: "Public API Ported Camera")
+        configuration.sizes = [.init(width: 320, height: 240)]
+        let camera = try CaptureDevice.makeVirtualCamera(configuration)
+        defer { CaptureDevice.removeVirtualDevice(camera) }
+        let frames = CaptureVideoDataOutput()
+        let session = CaptureSession()
+        try session.configure {
+            session.sessionPreset = .medium
+            try session.addInput(CaptureDeviceInput(device: camera))
+            try session.addOutput(frames)
+        }
+        #expect(session.sessionPreset == .medium)
+        let stream = frames.sampleBuffers
+        try session.startRunning()
+        try session.startRunning()
+        let samples = await first(1, of: stream)
+        try session.stopRunning()
+        try session.stopRunning()
+        #expect(!session.isRunning)
+        let sample = try #require(samples.first)
+        let jpeg = try #require(CaptureStillImageOutput.jpegStillImageNSDataRepresentation(sample))
+        #expect(jpeg.starts(with: [0xFF, 0xD8, 0xFF]))
+    }
+
+    @Test func lookupsAsIOSCodeMakesThem() throws {
+        let iPhoneOnly: [CaptureDevice.DeviceType] = [.builtInDualCamera, .builtInDualWideCamera, .builtInTripleCamera,
+                                                      .builtInTelephotoCamera, .builtInUltraWideCamera]
+        #expect(CaptureDevice.DiscoverySession(deviceTypes: iPhoneOnly, mediaType: .video, position: .back).devices.isEmpty)
+        var configuration = VirtualCameraConfiguration(name: "Public API Selfie Camera")
+        configuration.deviceType = .builtInWideAngleCamera
+        configuration.position = .front
+        let selfie = try CaptureDevice.makeVirtualCamera(configuration)
+        defer { CaptureDevice.removeVirtualDevice(selfie) }
+        #expect(selfie.isVirtual)
+        #expect(CaptureDevice.DiscoverySession(deviceTypes: [.builtInWideAngleCamera], mediaType: .video, position: .front).devices.contains(selfie))
+        #expect(try CaptureDevice.device(resolving: "public api selfie camera") == selfie)
+        #expect(try CaptureDevice.device(resolving: selfie.uniqueID, mediaType: .video) == selfie)
+        #expect(throws: CaptureError.self) { try CaptureDevice.device(resolving: selfie.uniqueID, mediaType: .audio) }
     }
 }

@@ -1,7 +1,7 @@
 extension CaptureDevice {
     /// What kind of device it is (`AVCaptureDevice.DeviceType`).
     public enum DeviceType: String, Sendable, Hashable, CaseIterable {
-        /// A camera built into the machine (a laptop's).
+        /// A camera built into the machine (a laptop's, a board's); also the built-in virtual cameras.
         case builtInWideAngleCamera
         /// A camera plugged in from outside (USB, capture card).
         case external
@@ -9,11 +9,25 @@ extension CaptureDevice {
         case microphone
         /// Captures what the machine plays (a sound server's monitor source).
         case systemAudio
-        /// A device CaptureKit makes up: the built-in virtual camera and microphone, or one you made.
+        /// A device CaptureKit makes up that claims no other type: the built-in virtual
+        /// microphone, and the virtual cameras and microphones you make unless their
+        /// configuration says otherwise (the built-in virtual cameras are
+        /// `.builtInWideAngleCamera`s; ``CaptureDevice/isVirtual`` tells any made-up device).
         case virtual
         /// A camera or microphone playing a media file (`CaptureDevice.makeFileDevices(contentsOf:options:)`).
         /// Never chosen by `default(for:)`.
         case file
+        /// An iPhone's wide-angle and telephoto pair (`builtInDualCamera`). No Linux camera is
+        /// one: kept so that ported lookups compile, they find nothing (see docs/devices.md).
+        case builtInDualCamera
+        /// An iPhone's ultra-wide and wide-angle pair (`builtInDualWideCamera`); no Linux camera is one.
+        case builtInDualWideCamera
+        /// An iPhone's ultra-wide, wide-angle and telephoto trio (`builtInTripleCamera`); no Linux camera is one.
+        case builtInTripleCamera
+        /// An iPhone's telephoto camera (`builtInTelephotoCamera`); no Linux camera is one.
+        case builtInTelephotoCamera
+        /// An iPhone's ultra-wide camera (`builtInUltraWideCamera`); no Linux camera is one.
+        case builtInUltraWideCamera
     }
 
     /// Where a camera faces (`AVCaptureDevice.Position`).

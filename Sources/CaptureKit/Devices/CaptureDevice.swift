@@ -51,8 +51,12 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
     /// Where a camera faces.
     public var position: Position { backend.descriptor.position }
     /// Whether CaptureKit made the device up (a virtual camera or microphone, or a file-backed
-    /// device) rather than it being hardware.
-    public var isVirtual: Bool { deviceType == .virtual || deviceType == .file }
+    /// device) rather than it being hardware — whatever ``deviceType`` it claims: the built-in
+    /// virtual cameras are `.builtInWideAngleCamera`s.
+    public var isVirtual: Bool { backend.descriptor.origin != .hardware }
+    /// Whether this is one of the built-in virtual devices, which discovery sessions find only
+    /// while the machine has no hardware of their media.
+    var isStandIn: Bool { backend.descriptor.origin == .standIn }
     /// Whether the device is present now.
     public var isConnected: Bool { backend.isConnected }
     /// Whether a capture session is streaming from the device now.

@@ -85,6 +85,20 @@ struct DeviceDescriptor: Sendable {
     var deviceType: CaptureDevice.DeviceType
     var position: CaptureDevice.Position
     var mediaType: MediaType
+    /// What the device really is, whatever `deviceType` it claims.
+    var origin: Origin = .hardware
+
+    /// Where a device comes from. A virtual camera may claim to be a `.builtInWideAngleCamera`
+    /// facing `.back`, so its type cannot tell.
+    enum Origin: Sendable {
+        /// A device of the machine (or of its sound server).
+        case hardware
+        /// Made up by CaptureKit on request: a virtual or file-backed device.
+        case virtual
+        /// One of the built-in virtual devices, which stand in for hardware on a machine that
+        /// has none.
+        case standIn
+    }
 }
 
 /// What a stream is asked to do.

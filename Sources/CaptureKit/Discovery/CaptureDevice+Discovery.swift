@@ -23,10 +23,20 @@ extension CaptureDevice {
         }
 
         /// The matching devices present now: hardware first, in the order of `deviceTypes`.
-        public var devices: [CaptureDevice] {
-            let all = DeviceRegistry.shared.devices().filter { device in
+        /// The built-in virtual devices (the back and front cameras, the microphone) are found
+        /// only while the machine has no hardware they stand in for — while ``default(for:)``
+        /// would pick them — so that on a machine with a real camera a lookup finds that camera
+        /// or nothing, never a made-up one. Types no Linux camera has (`.builtInDualCamera`
+        /// and the other iPhone types) find nothing, unless a test made a virtual camera of
+        /// that type.
+        public var devices: [CaptureDevice] { devices(among: DeviceRegistry.shared.devices()) }
+
+        /// The matching devices among `present` (a registry's devices, in its order).
+        func devices(among present: [CaptureDevice]) -> [CaptureDevice] {
+            let all = present.filter { device in
                 (mediaType.map(device.hasMediaType) ?? true)
                     && (position == .unspecified || device.position == position)
+                    && (!device.isStandIn || !present.contains { !$0.isVirtual && $0.isDefaultCandidate(for: device.backend.descriptor.mediaType) })
             }
             return deviceTypes.flatMap { type in all.filter { $0.deviceType == type } }
         }
@@ -40,12 +50,13 @@ extension CaptureDevice {
     /// built-in virtual device when there is no hardware. Never a file-backed device (those play
     /// one particular file) nor a monitor of what the machine plays (`.systemAudio`).
     public static func `default`(for mediaType: MediaType) -> CaptureDevice? {
-        let candidates = DeviceRegistry.shared.devices().filter {
-            $0.hasMediaType(mediaType) && $0.isConnected && $0.deviceType != .file && $0.deviceType != .systemAudio
-        }
-        return candidates.first
+        DeviceRegistry.shared.devices().first { $0.isDefaultCandidate(for: mediaType) }
     }
 
+    /// Whether ``default(for:)`` may pick this device for `mediaType`.
+    private func isDefaultCandidate(for mediaType: MediaType) -> Bool {
+        hasMediaType(mediaType) && isConnected && deviceType != .file && deviceType != .systemAudio
+    }
     /// The first device of `deviceType` for `mediaType` at `position` (any position for `.unspecified`).
     public static func `default`(_ deviceType: DeviceType, for mediaType: MediaType?, position: Position) -> CaptureDevice? {
         DiscoverySession(deviceTypes: [deviceType], mediaType: mediaType, position: position).devices.first

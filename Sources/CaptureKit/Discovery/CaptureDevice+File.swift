@@ -30,7 +30,7 @@ extension CaptureDevice {
         let clock = FileClock()
         func descriptor(_ mediaType: MediaType, _ model: String) -> DeviceDescriptor {
             DeviceDescriptor(uniqueID: fileDeviceID(base, mediaType), localizedName: name, modelID: model, manufacturer: "CaptureKit",
-                             deviceType: .file, position: .unspecified, mediaType: mediaType)
+                             deviceType: .file, position: .unspecified, mediaType: mediaType, origin: .virtual)
         }
         let video = try FileVideoBackend.make(input, url: file, descriptor: descriptor(.video, "CaptureKit File Camera"),
                                               options: options, clock: clock)

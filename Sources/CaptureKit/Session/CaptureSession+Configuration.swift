@@ -22,6 +22,37 @@ extension CaptureSession {
         if outermost { try onControl { () throws(CaptureError) in try apply() } }
     }
 
+    /// Runs `body` inside a configuration block and commits it, whatever happens: the safe form
+    /// of ``beginConfiguration()`` / ``commitConfiguration()``. With the pair, a `try` that
+    /// throws between them leaves the block open, and every later `startRunning()` fails;
+    /// here the block is always closed. When `body` throws, what it staged before the error is
+    /// committed (as the pair with a `defer` would) and `body`'s error is rethrown; otherwise
+    /// commit's `CaptureError`, if any, is thrown (commit then applies nothing). Blocks nest,
+    /// as the pair does.
+    ///
+    /// ```swift
+    /// try session.configure {
+    ///     session.sessionPreset = .hd1280x720
+    ///     try session.addInput(CaptureDeviceInput(device: camera))
+    ///     try session.addOutput(movie)
+    /// }
+    /// ```
+    ///
+    /// Its errors are untyped because `body` is the caller's code: Swift 6 gives a closure
+    /// without a `throws(CaptureError)` annotation the type `throws`, so a typed parameter
+    /// would refuse the closure above. A body that calls only CaptureKit throws `CaptureError`s.
+    public func configure<Value>(_ body: () throws -> Value) throws -> Value {
+        beginConfiguration()
+        let result = Result { try body() }
+        do throws(CaptureError) {
+            try commitConfiguration()
+        } catch {
+            if case .failure(let bodyError) = result { throw bodyError }
+            throw error
+        }
+        return try result.get()
+    }
+
     /// Runs `change` inside its own transaction unless a block is already open.
     private func staging(_ change: (inout Graph) throws(CaptureError) -> Void) throws(CaptureError) {
         let immediate = try model.withLock { (model) throws(CaptureError) -> Bool in
@@ -33,39 +64,59 @@ extension CaptureSession {
 
     // MARK: Preset
 
-    /// The preset in force (or staged).
-    public var sessionPreset: Preset { model.withLock { $0.staged.preset } }
-
-    /// Whether the session's video input can do `preset` (`canSetSessionPreset(_:)`). True when
-    /// there is no video input yet: the check then happens when one is added.
-    public func canSetSessionPreset(_ preset: Preset) -> Bool {
-        guard preset != .inputPriority, let device = videoDevice(in: model.withLock({ $0.staged })) else { return true }
-        return Self.bestFormat(for: preset, among: device.formats) != nil
+    /// The preset in force (or staged). Setting it is `setSessionPreset(_:)` for code written
+    /// as on AVFoundation (`session.sessionPreset = .high`): a preset the session's camera
+    /// cannot do is not set — the session keeps the preset it had, as AVFoundation refuses it
+    /// too (with an exception there) — and the error is posted as a `.runtimeError` event.
+    /// Ask ``canSetSessionPreset(_:)`` first, or call ``setSessionPreset(_:)`` to get the error.
+    public var sessionPreset: Preset {
+        get { model.withLock { $0.staged.preset } }
+        set {
+            do throws(CaptureError) { try setSessionPreset(newValue) } catch { eventHub.post(.runtimeError(error)) }
+        }
     }
 
-    /// Sets the preset; `.unsupportedPreset` when the video input cannot do it.
+    /// Whether the session's camera can do `preset` (`canSetSessionPreset(_:)`). True when
+    /// there is no camera yet, as on AVFoundation: a camera added later must then be able to do
+    /// the preset, or ``canAddInput(_:)`` says no.
+    public func canSetSessionPreset(_ preset: Preset) -> Bool {
+        guard let device = videoDevice(in: model.withLock({ $0.staged })) else { return true }
+        return Self.supports(device, preset)
+    }
+
+    /// Sets the preset; `.unsupportedPreset` when the session's camera cannot do it.
     public func setSessionPreset(_ preset: Preset) throws(CaptureError) {
-        guard canSetSessionPreset(preset) else {
-            throw CaptureError(.unsupportedPreset, "the camera has no format for preset \(preset.rawValue)",
-                               deviceID: videoDevice(in: model.withLock { $0.staged })?.uniqueID)
+        try staging { (graph) throws(CaptureError) in
+            if let device = videoDevice(in: graph), !Self.supports(device, preset) {
+                throw CaptureError(.unsupportedPreset, "\(device.localizedName) has no format for preset \(preset.rawValue)",
+                                   deviceID: device.uniqueID)
+            }
+            graph.preset = preset
         }
-        try staging { $0.preset = preset }
+    }
+
+    /// Whether `device` can capture with `preset`: `.inputPriority` leaves the format alone, so
+    /// every device can.
+    private static func supports(_ device: CaptureDevice, _ preset: Preset) -> Bool {
+        preset == .inputPriority || bestFormat(for: preset, among: device.formats) != nil
     }
 
     // MARK: Inputs
 
-    /// Whether `input` can be added: not already added, and no other input of the same media
-    /// (one camera and one microphone per session).
+    /// Whether `input` can be added: not already added, no other input of the same media (one
+    /// camera and one microphone per session), and, for a camera, able to do the session's
+    /// preset — as on AVFoundation, where a preset set before any camera (say
+    /// `.hd4K3840x2160`) makes `canAddInput` refuse a camera without such frames. What this
+    /// accepts, ``commitConfiguration()`` accepts.
     public func canAddInput(_ input: CaptureInput) -> Bool {
         model.withLock { Self.problem(adding: input, to: $0.staged) == nil }
     }
 
-    /// Adds an input; `.cannotAddInput` says why it cannot be.
+    /// Adds an input; throws what ``canAddInput(_:)`` refuses: `.unsupportedPreset` for a camera
+    /// that cannot do the session's preset, `.cannotAddInput` otherwise.
     public func addInput(_ input: CaptureInput) throws(CaptureError) {
         try staging { (graph) throws(CaptureError) in
-            if let problem = Self.problem(adding: input, to: graph) {
-                throw CaptureError(.cannotAddInput, problem)
-            }
+            if let problem = Self.problem(adding: input, to: graph) { throw problem }
             graph.inputs.append(input)
         }
     }
@@ -76,13 +127,19 @@ extension CaptureSession {
         do { try staging { $0.inputs.removeAll { $0 === input } } } catch { eventHub.post(.runtimeError(error)) }
     }
 
-    private static func problem(adding input: CaptureInput, to graph: Graph) -> String? {
-        if graph.inputs.contains(where: { $0 === input }) { return "the input is already in the session" }
+    private static func problem(adding input: CaptureInput, to graph: Graph) -> CaptureError? {
+        if graph.inputs.contains(where: { $0 === input }) { return CaptureError(.cannotAddInput, "the input is already in the session") }
         let media = Set(input.ports.map(\.mediaType))
-        if media.isEmpty { return "the input offers no media" }
+        if media.isEmpty { return CaptureError(.cannotAddInput, "the input offers no media") }
         if let clash = graph.inputs.first(where: { !media.isDisjoint(with: $0.ports.map(\.mediaType)) }) {
             let name = (clash as? CaptureDeviceInput)?.device.localizedName ?? "another input"
-            return "the session already has an input for \(media.map(\.rawValue).sorted().joined(separator: "/")) (\(name)); remove it first"
+            return CaptureError(.cannotAddInput,
+                                "the session already has an input for \(media.map(\.rawValue).sorted().joined(separator: "/")) (\(name)); remove it first")
+        }
+        if let camera = (input as? CaptureDeviceInput)?.device, camera.hasMediaType(.video), !supports(camera, graph.preset) {
+            return CaptureError(.unsupportedPreset,
+                                "\(camera.localizedName) has no format for the session's preset \(graph.preset.rawValue); set one it can do first",
+                                deviceID: camera.uniqueID)
         }
         return nil
     }

@@ -1,12 +1,12 @@
 import Synchronization
 
 extension CaptureSession {
-    /// idle → starting → running. Runs on the control queue.
+    /// idle → starting → running; nothing for a session already running. Runs on the control queue.
     func performStart() throws(CaptureError) {
-        let (graph, connections) = try model.withLock { (model) throws(CaptureError) -> (Graph, [CaptureConnection]) in
-            try model.lifecycle.start(configurationDepth: model.configurationDepth)
-            return (model.committed, model.connections)
+        let starting = try model.withLock { (model) throws(CaptureError) -> (Graph, [CaptureConnection])? in
+            try model.lifecycle.start(configurationDepth: model.configurationDepth) ? (model.committed, model.connections) : nil
         }
+        guard let (graph, connections) = starting else { return }
         do {
             try restreamDevices(for: graph, connections: connections)
         } catch {
@@ -20,12 +20,13 @@ extension CaptureSession {
         eventHub.post(.didStartRunning)
     }
 
-    /// running/interrupted → stopping → idle. Runs on the control queue.
-    func performStop() throws(CaptureError) {
-        let (connections, outputs) = try model.withLock { (model) throws(CaptureError) -> ([CaptureConnection], [CaptureOutput]) in
-            try model.lifecycle.stop()
-            return (model.connections, model.committed.outputs)
+    /// running/interrupted → stopping → idle; nothing for a session that does not run. Runs on
+    /// the control queue.
+    func performStop() {
+        let stopping = model.withLock { model -> ([CaptureConnection], [CaptureOutput])? in
+            model.lifecycle.stop() ? (model.connections, model.committed.outputs) : nil
         }
+        guard let (connections, outputs) = stopping else { return }
         stopAllStreams()
         for output in outputs { output.sessionDidStopRunning() }
         for connection in connections { connection.setActive(false) }
@@ -179,7 +180,7 @@ extension CaptureSession {
         }
         if case .failed = event, !post.isEmpty {
             // A stream that died cannot deliver again: stop, as AVFoundation does on runtime errors.
-            try? performStop()
+            performStop()
         }
     }
 }

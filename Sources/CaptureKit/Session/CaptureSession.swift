@@ -5,12 +5,12 @@ import Synchronization
 ///
 /// ```swift
 /// let session = CaptureSession()
-/// session.beginConfiguration()
-/// try session.setSessionPreset(.hd1280x720)
-/// try session.addInput(CaptureDeviceInput(device: CaptureDevice.default(for: .video)!))
 /// let frames = CaptureVideoDataOutput()
-/// try session.addOutput(frames)
-/// try session.commitConfiguration()
+/// try session.configure {
+///     try session.setSessionPreset(.hd1280x720)
+///     try session.addInput(CaptureDeviceInput(device: CaptureDevice.default(for: .video)!))
+///     try session.addOutput(frames)
+/// }
 /// try await session.start()
 /// for await frame in frames.sampleBuffers.prefix(30) { print(frame.presentationTimeStamp) }
 /// try await session.stop()
@@ -20,7 +20,9 @@ import Synchronization
 /// all at once, also while running: a frame is delivered either entirely under the old
 /// configuration or entirely under the new one. Calls outside such a pair commit at once.
 /// Configuration and the blocking lifecycle calls are thread-safe; the session serializes them.
-/// See ``State`` for the lifecycle; calls that do not fit it throw `.invalidState`.
+/// See ``State`` for the lifecycle: starting a running session and stopping a stopped one
+/// return quietly, as on AVFoundation; starting inside a configuration block throws
+/// `.invalidState`. ``configure(_:)`` is the safe form of a configuration block.
 public final class CaptureSession: Sendable {
     /// The configuration as the user has set it (staged) and as it runs (committed).
     struct Graph: Sendable {
@@ -102,17 +104,22 @@ public final class CaptureSession: Sendable {
 
     // MARK: Lifecycle
 
-    /// Starts capture and returns once every device delivers (`startRunning()`). Throws
-    /// `.invalidState` when already running or inside a configuration block, and the device's
-    /// error when one cannot start (the session then stays idle, nothing half-started).
+    /// Starts capture and returns once every device delivers (`startRunning()`). As on
+    /// AVFoundation, a session already running (or interrupted) returns at once without a new
+    /// `.didStartRunning`, so code may start from several places. Throws `.invalidState`
+    /// inside a configuration block (a mistake: the block's changes would not be in force),
+    /// and the device's error when one cannot start (the session then stays idle, nothing
+    /// half-started).
     public func startRunning() throws(CaptureError) {
         try onControl { () throws(CaptureError) in try performStart() }
     }
 
-    /// Stops capture and returns once no device delivers any more (`stopRunning()`).
-    /// Throws `.invalidState` when not running.
+    /// Stops capture and returns once no device delivers any more (`stopRunning()`). A session
+    /// that does not run returns at once, as on AVFoundation. It throws nothing today; it is
+    /// declared `throws` because it did before (stopping an idle session was `.invalidState`),
+    /// so `try session.stopRunning()` stays free of warnings.
     public func stopRunning() throws(CaptureError) {
-        try onControl { () throws(CaptureError) in try performStop() }
+        try onControl { () throws(CaptureError) in performStop() }
     }
 
     /// ``startRunning()`` without blocking the caller's thread.
@@ -122,7 +129,7 @@ public final class CaptureSession: Sendable {
 
     /// ``stopRunning()`` without blocking the caller's thread.
     public func stop() async throws(CaptureError) {
-        try await onControlAsync { () throws(CaptureError) in try self.performStop() }
+        try await onControlAsync { () throws(CaptureError) in self.performStop() }
     }
 
     // MARK: Events

@@ -34,13 +34,18 @@ struct SessionLifecycle: Sendable, Equatable {
         case resume(endsInterruption: Bool)
     }
 
-    /// idle → starting. `configurationDepth` is the number of open `beginConfiguration()`s.
-    mutating func start(configurationDepth: Int) throws(CaptureError) {
-        guard state == .idle else { throw .invalidState("startRunning() called while the session is \(state.rawValue)") }
+    /// idle → starting; returns whether the session must now start its streams.
+    /// `configurationDepth` is the number of open `beginConfiguration()`s: starting inside a
+    /// block is a mistake and throws, while starting a session that already runs (or starts,
+    /// or is interrupted) is not and returns false, as AVFoundation's `startRunning()` returns
+    /// quietly.
+    mutating func start(configurationDepth: Int) throws(CaptureError) -> Bool {
         guard configurationDepth == 0 else {
             throw .invalidState("startRunning() called between beginConfiguration() and commitConfiguration()")
         }
+        guard state == .idle else { return false }
         state = .starting
+        return true
     }
 
     /// starting → running: every stream started.
@@ -55,10 +60,13 @@ struct SessionLifecycle: Sendable, Equatable {
         state = .idle
     }
 
-    /// running or interrupted → stopping.
-    mutating func stop() throws(CaptureError) {
-        guard streamsRun else { throw .invalidState("stopRunning() called while the session is \(state.rawValue)") }
+    /// running or interrupted → stopping; returns whether the session must now stop its
+    /// streams. Stopping a session that does not run returns false, as AVFoundation's
+    /// `stopRunning()` returns quietly.
+    mutating func stop() -> Bool {
+        guard streamsRun else { return false }
         state = .stopping
+        return true
     }
 
     /// stopping → idle: the streams are stopped. Lost devices are forgotten: the next start

@@ -15,7 +15,7 @@ extension MediaLibrary {
     }
 
     /// ``saveVideo(at:move:)`` off the caller's thread.
-    public func saveVideo(at url: URL, move: Bool) async throws(CaptureError) -> MediaAsset {
+    public func saveVideo(at url: URL, move: Bool = false) async throws(CaptureError) -> MediaAsset {
         try await offload { () throws(CaptureError) in try self.saveVideo(at: url, move: move) }
     }
 
@@ -46,7 +46,7 @@ extension MediaLibrary {
 
     /// ``saveVideo(at:move:)`` on the library's own queue (`UISaveVideoAtPathToSavedPhotosAlbum`);
     /// `completion` gets the asset or the error on `queue` (the main queue by default).
-    public func saveVideo(at url: URL, move: Bool, queue: DispatchQueue = .main,
+    public func saveVideo(at url: URL, move: Bool = false, queue: DispatchQueue = .main,
                           completion: @escaping @Sendable (Result<MediaAsset, CaptureError>) -> Void) {
         dispatch(to: queue, completion) { () throws(CaptureError) in try self.saveVideo(at: url, move: move) }
     }

@@ -57,8 +57,9 @@ extension MediaLibrary {
     ///
     /// The file must be compatible (``isVideoCompatible(at:)``); its name is not used: the
     /// library's name keeps only the extension when it suits the container (`.mov`, `.mp4`,
-    /// `.m4v`, `.mkv`, `.webm`, `.avi`). With `move: false` the bytes are copied (the source
-    /// stays as it is); with `move: true` the file is moved — a hard link and a rename on the
+    /// `.m4v`, `.mkv`, `.webm`, `.avi`). With `move: false` (the default, as ALAssetsLibrary's
+    /// `writeVideoAtPathToSavedPhotosAlbum` copies) the bytes are copied (the source stays as
+    /// it is); with `move: true` the file is moved — a hard link and a rename on the
     /// same file system, a copy across file systems — and the source's name is removed once
     /// the video is indexed. The creation date is the movie's `creation_time` tag, else the
     /// source's modification time.
@@ -67,7 +68,7 @@ extension MediaLibrary {
     /// for moving a file out of the library's own folders, `.fileError` when the source's
     /// folder is not writable for a move, `.diskFull`/`.fileError` when the copy cannot be
     /// written; in every case the source is untouched and nothing is left in the library.
-    public func saveVideo(at url: URL, move: Bool) throws(CaptureError) -> MediaAsset {
+    public func saveVideo(at url: URL, move: Bool = false) throws(CaptureError) -> MediaAsset {
         let source = url.standardizedFileURL
         let (compatibility, container) = Self.inspectMovie(at: source)
         if case .incompatible(let reason) = compatibility {

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 @testable import CaptureKit
 
@@ -22,5 +23,21 @@ struct V4L2CommandTests {
         let malformed = try run(["controls", "virtual-camera", "--set", "brightness"])
         #expect(malformed.status == 64)
         #expect(malformed.output.contains("NAME=VALUE"))
+    }
+
+    /// A node path is resolved by the library (`CaptureDevice.device(resolving:)`): on a
+    /// machine without cameras the error says the node is not there, rather than listing
+    /// unique IDs the user did not type. The kernel's own nodes are resolved in the VM
+    /// (`ResolvingTests`).
+    @Test(.enabled(if: access("/dev/video0", F_OK) != 0, "this host has cameras"))
+    func aMissingNodePathSaysSo() throws {
+        for arguments in [["formats", "/dev/video0"], ["frames", "--device", "/dev/video0", "--count", "2"]] {
+            let result = try run(arguments)
+            #expect(result.status == 69, "\(arguments): \(result.output)")
+            #expect(result.output.contains("no camera at /dev/video0 (errno 2: No such file or directory)"), "\(arguments): \(result.output)")
+        }
+        let front = try run(["formats", "virtual-front-camera"])
+        #expect(front.status == 0)
+        #expect(front.output.hasPrefix("Virtual Front Camera [virtual-front-camera]"), "\(front.output)")
     }
 }

@@ -12,12 +12,12 @@ struct DeviceDiscoveryTests {
         let camera = try #require(CaptureDevice.default(for: .video))
         #expect(camera.localizedName == "Virtual Camera")
         #expect(camera.uniqueID == "virtual-camera")
-        #expect(camera.deviceType == .virtual)
+        #expect(camera.deviceType == .builtInWideAngleCamera, "the type iOS code looks for")
         #expect(camera.isVirtual)
         #expect(camera.isConnected)
         #expect(camera.hasMediaType(.video))
         #expect(!camera.hasMediaType(.audio))
-        #expect(camera.position == .unspecified)
+        #expect(camera.position == .back, "an iPhone's default camera faces back")
         #expect(camera.manufacturer == "CaptureKit")
         #expect(CaptureDevice.device(uniqueID: "virtual-camera") === camera)
         #expect(CaptureDevice.default(for: .video) === camera, "discovery returns the same device object every time")
@@ -92,7 +92,8 @@ struct DeviceDiscoveryTests {
         #expect(frontCameras.allSatisfy { $0.position == .front })
 
         let anyPosition = CaptureDevice.DiscoverySession(deviceTypes: [.virtual], mediaType: .video, position: .unspecified).devices
-        #expect(anyPosition.contains(front) && anyPosition.contains(back) && anyPosition.contains(builtIn))
+        #expect(anyPosition.contains(front) && anyPosition.contains(back))
+        #expect(!anyPosition.contains(builtIn), "the built-in virtual cameras are wide-angle cameras, not of type .virtual")
         #expect(!anyPosition.contains(microphone))
         #expect(anyPosition.allSatisfy { $0.hasMediaType(.video) })
 

@@ -122,7 +122,7 @@ struct MediaLibraryTests {
         let library = try MediaLibrary(root: root)
         let fixture = try FileFixtures.mp4()
 
-        let copied = try library.saveVideo(at: fixture, move: false)
+        let copied = try library.saveVideo(at: fixture)   // copies unless told to move, as ALAssetsLibrary
         #expect(FileManager.default.fileExists(atPath: fixture.path), "a copy leaves the source")
         #expect(copied.kind == .video && copied.fileURL.pathExtension == "mp4")
         #expect(copied.fileURL.deletingLastPathComponent().path == library.videosDirectory.path)

@@ -117,12 +117,10 @@ struct CaptureManagerConfigurationTests {
     }
 
     @Test func theSeedsCameraFallbackFindsACamera() {
-        // No camera faces back or front here: the back request falls back to any camera,
-        // the front request finds none (as the seed returns nil).
-        let hasFacing = CaptureDevice.allDevices.contains { $0.hasMediaType(.video) && $0.position != .unspecified }
-        if !hasFacing {
-            #expect(CaptureManager.camera(for: .back) != nil)
-            #expect(CaptureManager.camera(for: .front) == nil)
+        // Without hardware the built-in virtual cameras face back and front, as an iPhone's.
+        if !CaptureDevice.allDevices.contains(where: { !$0.isVirtual && $0.hasMediaType(.video) }) {
+            #expect(CaptureManager.camera(for: .back)?.uniqueID == "virtual-camera")
+            #expect(CaptureManager.camera(for: .front)?.uniqueID == "virtual-front-camera")
         }
         #expect(CaptureManager.camera(for: .unspecified) == CaptureDevice.default(for: .video))
     }

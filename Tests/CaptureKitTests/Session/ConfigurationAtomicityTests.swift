@@ -67,9 +67,13 @@ extension RealTimeCaptureTests {
                 config.sizes = [.init(width: 640, height: 480), .init(width: 1280, height: 720)]
             }
             let smallCamera = try makeTestCamera("rollback small")   // 320x240 only
+            let shrinkingCamera = try makeTestCamera("rollback shrinking") { config in
+                config.sizes = [.init(width: 320, height: 240), .init(width: 1280, height: 720)]
+            }
             defer {
                 CaptureDevice.removeVirtualDevice(camera)
                 CaptureDevice.removeVirtualDevice(smallCamera)
+                CaptureDevice.removeVirtualDevice(shrinkingCamera)
             }
             let output = CaptureVideoDataOutput()
             let recorder = SampleRecorder()
@@ -85,7 +89,15 @@ extension RealTimeCaptureTests {
             session.beginConfiguration()
             try session.setSessionPreset(.hd1280x720)           // fine for the current camera…
             session.removeInput(input)
-            try session.addInput(CaptureDeviceInput(device: smallCamera))   // …but not for this one
+            let small = try CaptureDeviceInput(device: smallCamera)   // …but not for this one, which
+            #expect(!session.canAddInput(small))                      // is refused as commit would
+            let refused = #expect(throws: CaptureError.self) { try session.addInput(small) }
+            #expect(refused?.code == .unsupportedPreset)
+            // A camera that could do the preset when added, and no longer can at the commit
+            // (back with fewer formats), fails the commit as a whole.
+            try session.addInput(CaptureDeviceInput(device: shrinkingCamera))
+            try shrinkingCamera.simulateDisconnect()
+            try shrinkingCamera.simulateReconnect(offering: shrinkingCamera.formats.filter { $0.width == 320 })
             let extra = CaptureVideoDataOutput()
             try session.addOutput(extra)
             let error = #expect(throws: CaptureError.self) { try session.commitConfiguration() }
@@ -101,7 +113,7 @@ extension RealTimeCaptureTests {
             #expect(session.state == .running)
             #expect(camera.activeFormat.width == 640)
             #expect(camera.isInUse)
-            #expect(!smallCamera.isInUse)
+            #expect(!smallCamera.isInUse && !shrinkingCamera.isInUse)
 
             // Still delivering the old configuration.
             let count = recorder.samples.count

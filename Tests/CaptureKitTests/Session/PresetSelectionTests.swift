@@ -253,3 +253,146 @@ extension RealTimeCaptureTests {
         }
     }
 }
+
+/// `canSetSessionPreset`, `canAddInput` and the commit agree, with the preset set before any
+/// camera as the article does, and the settable `sessionPreset`. Sessions are committed,
+/// never run.
+@Suite
+struct PresetAgreementTests {
+    /// AVFoundation's answer: with no camera every preset can be set; a camera added later
+    /// must be able to do it, or `canAddInput` says no — and what it accepts, commit accepts.
+    @Test func aPresetSetBeforeTheCameraDecidesWhichCamerasCanBeAdded() throws {
+        let camera = try makeTestCamera("preset first") { $0.sizes = [.init(width: 640, height: 480), .init(width: 1280, height: 720)] }
+        defer { CaptureDevice.removeVirtualDevice(camera) }
+        let session = CaptureSession()
+        #expect(session.canSetSessionPreset(.hd4K3840x2160), "nothing to check against yet")
+        try session.setSessionPreset(.hd4K3840x2160)
+        let input = try CaptureDeviceInput(device: camera)
+        #expect(!session.canAddInput(input))
+        let refused = #expect(throws: CaptureError.self) { try session.addInput(input) }
+        #expect(refused?.code == .unsupportedPreset)
+        #expect(refused?.deviceID == camera.uniqueID)
+        #expect(session.inputs.isEmpty)
+
+        // The article's fallback: a preset the camera can do, then the camera is accepted and
+        // committed in one block.
+        try session.configure {
+            session.sessionPreset = .hd1280x720
+            #expect(session.canAddInput(input))
+            try session.addInput(input)
+        }
+        #expect(session.inputs == [input])
+        #expect(camera.activeFormat.width == 1280)
+        #expect(!session.canSetSessionPreset(.hd4K3840x2160), "now there is a camera to ask")
+    }
+
+    /// Whatever `canAddInput` accepts for every preset, a commit of it succeeds; whatever it
+    /// refuses, `addInput` refuses.
+    @Test(arguments: CaptureSession.Preset.allCases)
+    func canAddInputAndCommitAgree(_ preset: CaptureSession.Preset) throws {
+        let camera = try makeTestCamera("agree \(preset.rawValue)") { $0.sizes = [.init(width: 352, height: 288), .init(width: 640, height: 480)] }
+        defer { CaptureDevice.removeVirtualDevice(camera) }
+        let session = CaptureSession()
+        session.beginConfiguration()
+        try session.setSessionPreset(preset)
+        let input = try CaptureDeviceInput(device: camera)
+        let accepted = session.canAddInput(input)
+        #expect(accepted == ![.hd1280x720, .hd1920x1080, .hd4K3840x2160].contains(preset), "\(preset)")
+        if accepted {
+            try session.addInput(input)
+            try session.commitConfiguration()
+            #expect(session.inputs == [input])
+        } else {
+            #expect(throws: CaptureError.self) { try session.addInput(input) }
+            try session.commitConfiguration()
+            #expect(session.inputs.isEmpty)
+        }
+    }
+
+    /// `session.sessionPreset = x` as on iOS: a preset the camera cannot do is not set, and
+    /// the session says why through its runtime-error event.
+    @Test func settingAnUnsupportedPresetKeepsTheOldOneAndReportsARuntimeError() async throws {
+        let camera = try makeTestCamera("settable preset") { $0.sizes = [.init(width: 640, height: 480), .init(width: 1280, height: 720)] }
+        defer { CaptureDevice.removeVirtualDevice(camera) }
+        let session = try makeSession(camera: camera, preset: .vga640x480, outputs: [])
+        let events = EventRecorder(session)
+        session.sessionPreset = .hd1280x720
+        #expect(session.sessionPreset == .hd1280x720)
+        #expect(camera.activeFormat.width == 1280, "set outside a block: applied at once")
+        session.sessionPreset = .hd4K3840x2160
+        #expect(session.sessionPreset == .hd1280x720)
+        #expect(camera.activeFormat.width == 1280)
+        #expect(await events.events.wait(forCount: 1))
+        #expect(events.events.items == [.runtimeError(.unsupportedPreset)])
+    }
+}
+
+/// `configure { }`, the closure-scoped configuration block: always closed, errors rethrown.
+@Suite
+struct ConfigureBlockTests {
+    @Test func aBodyThatThrowsStillClosesTheBlockAndCommitsWhatItStaged() throws {
+        let camera = try makeTestCamera("configure throws")
+        defer { CaptureDevice.removeVirtualDevice(camera) }
+        let session = CaptureSession()
+        let input = try CaptureDeviceInput(device: camera)
+        let output = CaptureVideoDataOutput()
+        let error = #expect(throws: CaptureError.self) {
+            try session.configure {
+                try session.addInput(input)
+                try session.addInput(input)      // the article's naive `try`: already added
+                try session.addOutput(output)    // never reached
+            }
+        }
+        #expect(error?.code == .cannotAddInput, "the body's error, not commit's")
+        #expect(session.inputs == [input], "what was staged before the error is committed")
+        #expect(session.outputs.isEmpty)
+        // The block is closed: a commit now has no block to close, and the session starts.
+        let unbalanced = #expect(throws: CaptureError.self) { try session.commitConfiguration() }
+        #expect(unbalanced?.code == .invalidState)
+        try session.startRunning()
+        #expect(session.state == .running)
+        try session.stopRunning()
+
+        // The caller's own errors come back as they were thrown.
+        struct Abandoned: Error {}
+        #expect(throws: Abandoned.self) {
+            try session.configure {
+                try session.addOutput(output)
+                throw Abandoned()
+            }
+        }
+        #expect(session.outputs == [output], "committed all the same")
+    }
+
+    @Test func commitsErrorIsThrownWhenTheBodySucceedsAndItsValueReturned() throws {
+        let camera = try makeTestCamera("configure commit fails") { $0.sizes = [.init(width: 320, height: 240), .init(width: 640, height: 480)] }
+        defer { CaptureDevice.removeVirtualDevice(camera) }
+        let session = try makeSession(camera: camera, preset: .vga640x480, outputs: [])
+        // Back with only 320x240: the preset cannot be applied at the next commit.
+        try camera.simulateDisconnect()
+        try camera.simulateReconnect(offering: camera.formats.filter { $0.width == 320 })
+        let output = CaptureVideoDataOutput()
+        let error = #expect(throws: CaptureError.self) { try session.configure { try session.addOutput(output) } }
+        #expect(error?.code == .unsupportedPreset)
+        #expect(session.outputs.isEmpty, "a failed commit applies nothing")
+
+        try camera.simulateReconnect()
+        let count = try session.configure { () throws(CaptureError) -> Int in
+            try session.addOutput(output)
+            return session.outputs.count
+        }
+        #expect(count == 1)
+        #expect(session.outputs == [output])
+    }
+
+    @Test func blocksNestInsideTheClosure() throws {
+        let camera = try makeTestCamera("configure nests") { $0.sizes = [.init(width: 320, height: 240), .init(width: 640, height: 480)] }
+        defer { CaptureDevice.removeVirtualDevice(camera) }
+        let session = try makeSession(camera: camera, preset: .low, outputs: [])
+        try session.configure {
+            try session.configure { try session.setSessionPreset(.vga640x480) }
+            #expect(camera.activeFormat.width == 320, "the inner block does not commit")
+        }
+        #expect(camera.activeFormat.width == 640)
+    }
+}

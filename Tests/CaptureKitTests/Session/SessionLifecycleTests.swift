@@ -7,7 +7,8 @@ import Testing
 struct SessionLifecycleTests {
     private func running() throws -> SessionLifecycle {
         var lifecycle = SessionLifecycle()
-        try lifecycle.start(configurationDepth: 0)
+        let starts = try lifecycle.start(configurationDepth: 0)
+        #expect(starts)
         lifecycle.started()
         return lifecycle
     }
@@ -15,40 +16,51 @@ struct SessionLifecycleTests {
     @Test func startAndStopGoThroughTheirIntermediateStates() throws {
         var lifecycle = SessionLifecycle()
         #expect(lifecycle.state == .idle && !lifecycle.streamsRun)
-        try lifecycle.start(configurationDepth: 0)
-        #expect(lifecycle.state == .starting && !lifecycle.streamsRun)
+        let starts = try lifecycle.start(configurationDepth: 0)
+        #expect(starts && lifecycle.state == .starting && !lifecycle.streamsRun)
         lifecycle.started()
         #expect(lifecycle.state == .running && lifecycle.streamsRun)
-        try lifecycle.stop()
-        #expect(lifecycle.state == .stopping && !lifecycle.streamsRun)
+        let stops = lifecycle.stop()
+        #expect(stops && lifecycle.state == .stopping && !lifecycle.streamsRun)
         lifecycle.stopped()
         #expect(lifecycle == SessionLifecycle())
     }
 
     @Test func aFailedStartIsIdleAgain() throws {
         var lifecycle = SessionLifecycle()
-        try lifecycle.start(configurationDepth: 0)
+        _ = try lifecycle.start(configurationDepth: 0)
         lifecycle.startFailed()
         #expect(lifecycle.state == .idle)
-        try lifecycle.start(configurationDepth: 0)
-        #expect(lifecycle.state == .starting, "and can be started again")
+        let again = try lifecycle.start(configurationDepth: 0)
+        #expect(again && lifecycle.state == .starting, "and can be started again")
     }
 
-    @Test func callsThatDoNotFitTheStateAreRefusedAndChangeNothing() throws {
+    /// As AVFoundation's: starting what runs and stopping what does not are no-ops, starting
+    /// inside a configuration block is a mistake.
+    @Test func repeatedStartsAndStopsDoNothingAndStartingInABlockIsRefused() throws {
         var idle = SessionLifecycle()
-        #expect(throws: CaptureError.self) { try idle.stop() }
+        let stopsIdle = idle.stop()
+        #expect(!stopsIdle)
         let inBlock = #expect(throws: CaptureError.self) { try idle.start(configurationDepth: 1) }
         #expect(inBlock?.code == .invalidState && inBlock?.message.contains("beginConfiguration") == true)
         #expect(idle == SessionLifecycle())
 
         var lifecycle = try running()
-        let twice = #expect(throws: CaptureError.self) { try lifecycle.start(configurationDepth: 0) }
-        #expect(twice?.code == .invalidState && twice?.message.contains("running") == true)
+        let twice = try lifecycle.start(configurationDepth: 0)
+        #expect(!twice)
         #expect(lifecycle.state == .running)
+        #expect(throws: CaptureError.self) { try lifecycle.start(configurationDepth: 1) }
+        #expect(lifecycle.state == .running, "a refused start inside a block leaves it running")
 
-        try lifecycle.stop()
-        #expect(throws: CaptureError.self) { try lifecycle.stop() }
-        #expect(throws: CaptureError.self) { try lifecycle.start(configurationDepth: 0) }
+        _ = lifecycle.deviceLost("camera")
+        let whileInterrupted = try lifecycle.start(configurationDepth: 0)
+        #expect(!whileInterrupted && lifecycle.state == .interrupted)
+
+        let stops = lifecycle.stop()
+        #expect(stops)
+        let stopsAgain = lifecycle.stop()
+        let startsWhileStopping = try lifecycle.start(configurationDepth: 0)
+        #expect(!stopsAgain && !startsWhileStopping)
         #expect(lifecycle.state == .stopping)
     }
 
@@ -73,7 +85,7 @@ struct SessionLifecycleTests {
         let back = lifecycle.deviceReturned("camera", resumes: false)
         #expect(back == .stayInterrupted)
         #expect(lifecycle.state == .interrupted && lifecycle.lostDevices == ["camera"])
-        try lifecycle.stop()
+        _ = lifecycle.stop()
         lifecycle.stopped()
         #expect(lifecycle.lostDevices.isEmpty, "the next start opens whatever is there")
     }
@@ -92,7 +104,7 @@ struct SessionLifecycleTests {
 
     @Test func aLossWhileNotRunningIsRememberedWithoutInterrupting() throws {
         var lifecycle = SessionLifecycle()
-        try lifecycle.start(configurationDepth: 0)
+        _ = try lifecycle.start(configurationDepth: 0)
         let lostWhileStarting = lifecycle.deviceLost("camera")
         #expect(lostWhileStarting == .none)
         #expect(lifecycle.state == .starting && lifecycle.lostDevices == ["camera"])

@@ -9,12 +9,16 @@ final class VirtualCameraBackend: DeviceBackend {
     let configuration: VirtualCameraConfiguration
     let connection = VirtualConnection()
 
-    init(configuration: VirtualCameraConfiguration) throws(CaptureError) {
+    /// `origin` is `.standIn` for the built-in cameras, `.virtual` for one made on request.
+    init(configuration: VirtualCameraConfiguration, origin: DeviceDescriptor.Origin = .virtual) throws(CaptureError) {
+        guard ![.microphone, .systemAudio, .file].contains(configuration.deviceType) else {
+            throw .invalidArgument("a virtual camera cannot be of device type \(configuration.deviceType.rawValue)")
+        }
         self.configuration = configuration
         descriptor = DeviceDescriptor(
             uniqueID: configuration.uniqueID ?? VirtualDeviceProvider.slug(configuration.name),
             localizedName: configuration.name, modelID: "CaptureKit Virtual Camera", manufacturer: "CaptureKit",
-            deviceType: .virtual, position: configuration.position, mediaType: .video)
+            deviceType: configuration.deviceType, position: configuration.position, mediaType: .video, origin: origin)
         let rates = configuration.frameRates.sorted(by: >).map { CaptureDevice.FrameRateRange(fps: $0) }
         guard !rates.isEmpty, configuration.frameRates.allSatisfy({ $0 > 0 }) else {
             throw .invalidArgument("a virtual camera needs at least one positive frame rate")

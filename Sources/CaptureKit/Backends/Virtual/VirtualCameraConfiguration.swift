@@ -24,6 +24,11 @@ public struct VirtualCameraConfiguration: Sendable {
     public var uniqueID: String?
     /// Where the camera claims to face.
     public var position: CaptureDevice.Position = .unspecified
+    /// What kind of camera it claims to be: `.virtual` unless set. Set `.builtInWideAngleCamera`
+    /// (as the built-in virtual cameras are) or an iPhone type such as `.builtInDualCamera`
+    /// to be found by the lookups iOS code makes; the camera stays ``CaptureDevice/isVirtual``
+    /// whatever it claims. Audio types (`.microphone`, `.systemAudio`) and `.file` are refused.
+    public var deviceType: CaptureDevice.DeviceType = .virtual
     /// Frame sizes offered (for `.testPattern`).
     public var sizes: [Size] = [Size(width: 640, height: 480), Size(width: 1280, height: 720), Size(width: 1920, height: 1080)]
     /// Pixel formats offered (for `.testPattern`; YUV formats only).
@@ -35,7 +40,8 @@ public struct VirtualCameraConfiguration: Sendable {
     /// Real time or unpaced.
     public var pacing: Pacing = .realTime
 
-    /// A configuration with the defaults of the built-in "Virtual Camera".
+    /// A configuration with the built-in "Virtual Camera"'s formats and pacing (but of type
+    /// `.virtual` at `.unspecified`).
     public init(name: String) {
         self.name = name
     }

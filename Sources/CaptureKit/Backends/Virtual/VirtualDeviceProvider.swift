@@ -1,22 +1,26 @@
 import Synchronization
 
-/// The built-in "Virtual Camera" and "Virtual Microphone", plus any virtual devices made with
-/// `CaptureDevice.makeVirtualCamera(_:)` / `makeVirtualMicrophone(_:)`.
+/// The built-in "Virtual Camera" (facing back), "Virtual Front Camera" and "Virtual
+/// Microphone", plus any virtual devices made with `CaptureDevice.makeVirtualCamera(_:)` /
+/// `makeVirtualMicrophone(_:)`.
 final class VirtualDeviceProvider: DeviceProvider {
     static let shared = VirtualDeviceProvider()
 
     private let devices: Mutex<[any DeviceBackend]>
 
     private init() {
-        var builtIn: [any DeviceBackend] = []
+        // Wide-angle cameras facing back and front, as an iPhone's, so that ported iOS code
+        // (a DiscoverySession for `.builtInWideAngleCamera` at `.back`, a switch to `.front`)
+        // finds cameras on a machine without any. The back one comes first: it is the default.
         // The built-in configurations are valid by construction.
-        if let camera = try? VirtualCameraBackend(configuration: VirtualCameraConfiguration(name: "Virtual Camera")) {
-            builtIn.append(camera)
+        let cameras = [("Virtual Camera", CaptureDevice.Position.back), ("Virtual Front Camera", .front)].compactMap { name, position in
+            var configuration = VirtualCameraConfiguration(name: name)
+            configuration.deviceType = .builtInWideAngleCamera
+            configuration.position = position
+            return try? VirtualCameraBackend(configuration: configuration, origin: .standIn)
         }
-        if let microphone = try? VirtualMicrophoneBackend(configuration: VirtualMicrophoneConfiguration(name: "Virtual Microphone")) {
-            builtIn.append(microphone)
-        }
-        devices = Mutex(builtIn)
+        let microphone = try? VirtualMicrophoneBackend(configuration: VirtualMicrophoneConfiguration(name: "Virtual Microphone"), origin: .standIn)
+        devices = Mutex(cameras + [microphone].compactMap { $0 })
     }
 
     /// A unique ID made from a device name: lower case, runs of other characters as '-'.

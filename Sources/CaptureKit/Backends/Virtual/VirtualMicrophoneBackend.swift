@@ -9,7 +9,8 @@ final class VirtualMicrophoneBackend: DeviceBackend {
     let configuration: VirtualMicrophoneConfiguration
     let connection = VirtualConnection()
 
-    init(configuration: VirtualMicrophoneConfiguration) throws(CaptureError) {
+    /// `origin` is `.standIn` for the built-in microphone, `.virtual` for one made on request.
+    init(configuration: VirtualMicrophoneConfiguration, origin: DeviceDescriptor.Origin = .virtual) throws(CaptureError) {
         guard (8_000...192_000).contains(configuration.sampleRate), configuration.framesPerBuffer > 0,
               configuration.frequency > 0, configuration.frequency < Double(configuration.sampleRate) / 2 else {
             throw .invalidArgument("virtual microphone needs a rate of 8...192 kHz, a positive buffer size and a tone below Nyquist")
@@ -18,7 +19,7 @@ final class VirtualMicrophoneBackend: DeviceBackend {
         descriptor = DeviceDescriptor(
             uniqueID: configuration.uniqueID ?? VirtualDeviceProvider.slug(configuration.name),
             localizedName: configuration.name, modelID: "CaptureKit Virtual Microphone", manufacturer: "CaptureKit",
-            deviceType: .virtual, position: .unspecified, mediaType: .audio)
+            deviceType: .virtual, position: .unspecified, mediaType: .audio, origin: origin)
         allFormats = [AudioFormat.SampleFormat.s16, .f32].flatMap { sampleFormat in
             [1, 2].map { CaptureDevice.Format(audioFormat: AudioFormat(sampleRate: configuration.sampleRate, channelCount: $0, sampleFormat: sampleFormat)) }
         }

@@ -1,9 +1,17 @@
 import Foundation
 
+/// The output a recording delegate hears from (`AVCaptureFileOutput`). AVFoundation's is the
+/// movie output's superclass; CaptureKit's only file output is the movie output, so this is its
+/// other name, and a delegate method written as on iOS —
+/// `fileOutput(_ output: CaptureFileOutput, didFinishRecordingTo:from:error:)` — is the
+/// protocol's own requirement, not a look-alike that would never be called.
+public typealias CaptureFileOutput = CaptureMovieFileOutput
+
 /// Hears how a movie recording goes (`AVCaptureFileOutputRecordingDelegate`), on the queue given
 /// to `startRecording(to:recordingDelegate:queue:)`, in this order: didStart, then any
 /// didPause/didResume, then willFinish and didFinish — each recording gets exactly one
-/// didFinish. Only didFinish is required.
+/// didFinish. Only didFinish is required. The output parameter may be spelled
+/// ``CaptureFileOutput``, as ported code does.
 public protocol CaptureFileOutputRecordingDelegate: AnyObject, Sendable {
     /// The first frame was written.
     func fileOutput(_ output: CaptureMovieFileOutput, didStartRecordingTo fileURL: URL, from connections: [CaptureConnection])

@@ -110,7 +110,7 @@ public final class CaptureStillImageOutput: CaptureOutput, @unchecked Sendable {
         return try result.get()
     }
 
-    /// The JPEG file of a still (`jpegStillImageNSDataRepresentation(_:)`): the bytes the
+    /// The JPEG file of a still (Objective-C's `jpegStillImageNSDataRepresentation:`): the bytes the
     /// buffer carries — encoded at capture, with EXIF, for a buffer this output delivered; as
     /// the camera coded them for a frame of a Motion-JPEG camera — else the frame encoded now
     /// (quality 0.9, no EXIF). Nil for audio.
@@ -118,6 +118,12 @@ public final class CaptureStillImageOutput: CaptureOutput, @unchecked Sendable {
         if let compressed = sampleBuffer.compressedFrame, compressed.codec == .jpeg { return Data(compressed.bytes) }
         guard let frame = sampleBuffer.pixelBuffer else { return nil }
         return try? JPEGEncoder.encode(frame, quality: 90, metadata: nil)
+    }
+
+    /// ``jpegStillImageDataRepresentation(_:)`` under the name Swift code written for
+    /// AVFoundation calls (`AVCaptureStillImageOutput.jpegStillImageNSDataRepresentation(_:)`).
+    public static func jpegStillImageNSDataRepresentation(_ sampleBuffer: SampleBuffer) -> Data? {
+        jpegStillImageDataRepresentation(sampleBuffer)
     }
 
     // MARK: Session side

@@ -204,7 +204,7 @@ struct V4L2ControlTests {
     }
 
     @Test func devicesWithoutControlsSaySo() throws {
-        let virtual = try #require(CaptureDevice.allDevices.first { $0.deviceType == .virtual && $0.hasMediaType(.video) })
+        let virtual = try #require(CaptureDevice.allDevices.first { $0.isVirtual && $0.hasMediaType(.video) })
         #expect(virtual.controls.isEmpty)
         #expect(!virtual.isImageAdjustmentSupported(.brightness))
         #expect(!virtual.hasTorch)

@@ -25,13 +25,15 @@ struct V4L2DiscoveryTests {
         func nodeExists(_ path: String) -> Bool { scripts[path] != nil }
     }
 
-    private static func script(card: String, bus: String, caps: UInt32) -> ScriptedV4L2Device.Script {
+    static func script(card: String, bus: String, caps: UInt32) -> ScriptedV4L2Device.Script {
         var script = V4L2Fixtures.yuyvScript()
         script.capability = V4L2Capability(driver: "uvcvideo", card: card, busInfo: bus, deviceCapabilities: caps)
         return script
     }
 
-    private static func makeTree() throws -> URL {
+    /// A made-up /dev (with a by-id link to video0) and sysfs: a Logitech webcam on USB whose
+    /// firmware places it in front.
+    static func makeTree() throws -> URL {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("ck-v4l2-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         let fm = FileManager.default
         let dev = root.appendingPathComponent("dev")
@@ -128,7 +130,7 @@ struct V4L2DiscoveryTests {
     @Test(.enabled(if: access("/dev/video0", F_OK) != 0, "this host has cameras"))
     func hostWithoutCamerasFindsNoneAndKeepsTheVirtualDefault() {
         #expect(V4L2DeviceProvider.shared.v4l2Backends().isEmpty)
-        #expect(CaptureDevice.default(for: .video)?.deviceType == .virtual)
+        #expect(CaptureDevice.default(for: .video)?.isVirtual == true)
     }
 }
 
