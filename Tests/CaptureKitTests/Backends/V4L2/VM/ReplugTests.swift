@@ -148,8 +148,13 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", url.path, "-f", "null", "-"])
             let packets = try ProbedMovie.videoTimestamps(url.path)
             #expect(packets.count == recorded.videoFrameCount)
-            #expect(packets.filter { $0 < gap.start.seconds }.count >= 10, "frames before the gap: \(packets)")
-            #expect(packets.filter { $0 >= (gap.start + gap.duration).seconds - 0.001 }.count >= 10, "frames after the gap: \(packets)")
+            let before = packets.filter { $0 < gap.start.seconds }.count
+            let after = packets.filter { $0 >= (gap.start + gap.duration).seconds - 0.001 }.count
+            #expect(before >= 1 && after >= 1, "frames on both sides of the gap: \(packets)")
+            // 25 frames each side reached the witness; a live recording whose encoder falls
+            // behind (the VM is emulated, the host may be busy) drops frames and counts them.
+            #expect((before >= 10 && after >= 10) || recorded.droppedSampleCount > 0,
+                    "frames missing from the file are reported dropped: \(packets), \(recorded)")
         }
     }
 }
