@@ -107,6 +107,16 @@ package final class HEIFImage {
         }
     }
 
+    /// The picture as a new BGRA buffer (``decode(into:)``, then ``AssetImageScaler``), for
+    /// ``CaptureImage``.
+    package func bgra() throws(CaptureError) -> PixelBuffer {
+        var frame = av_frame_alloc()
+        defer { av_frame_free(&frame) }
+        guard let frame else { throw CaptureError(.outOfMemory, "cannot allocate a frame", operation: "av_frame_alloc", path: path) }
+        try decode(into: frame)
+        return try AssetImageScaler(path: path).bgra(from: frame, width: Int(frame.pointee.width), height: Int(frame.pointee.height))
+    }
+
     /// AVIF's brands (`avif`, `avis`) as the file's major brand.
     private static func isAVIF(_ url: URL) -> Bool {
         guard let head = head(of: url), head.count >= 12 else { return false }
