@@ -3,16 +3,12 @@ import Foundation
 import Glibc
 
 extension CaptureImage {
-    /// The picture in the file at `url` (`UIImage(contentsOfFile:)`), upright: JPEG and PNG as
-    /// ``init(data:)`` reads them, HEIF and AVIF through libheif (their `irot`/`imir` applied).
-    /// `.fileError` for a file that cannot be read, `.unsupportedFile` for one that is not a
-    /// regular file or not a picture of those kinds, `.corruptFile` for one that does not decode.
+    /// The picture in the file at `url` (`UIImage(contentsOfFile:)`), upright, as
+    /// ``init(data:)`` reads it. `.fileError` for a file that cannot be read, `.unsupportedFile`
+    /// for one that is not a regular file or not a picture, `.corruptFile` for one that does not
+    /// decode.
     public init(contentsOf url: URL) throws(CaptureError) {
-        if HEIFImage.isHEIF(url) {
-            self.init(pixelBuffer: try HEIFImage(url: url).bgra())
-        } else {
-            try self.init(data: try Self.read(url.path), path: url.path)
-        }
+        try self.init(data: try Self.read(url.path), path: url.path)
     }
 
     /// Writes the image to `url` as the extension says: `.jpg`/`.jpeg` (at `compressionQuality`,

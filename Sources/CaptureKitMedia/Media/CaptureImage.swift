@@ -34,9 +34,9 @@ public struct CaptureImage: Sendable {
         self.pixelBuffer = pixelBuffer
     }
 
-    /// The picture of a JPEG or PNG file's bytes (`UIImage(data:)`), upright. Throws
-    /// `.unsupportedFile` for data that is neither (HEIF is read from files:
-    /// ``init(contentsOf:)``) and `.corruptFile` for a picture that does not decode.
+    /// The picture of a JPEG, PNG or HEIF/AVIF file's bytes (`UIImage(data:)`), upright: a
+    /// JPEG's EXIF orientation and a HEIF's `irot`/`imir` are applied. Throws `.unsupportedFile`
+    /// for data that is none of those and `.corruptFile` for a picture that does not decode.
     public init(data: Data) throws(CaptureError) {
         try self.init(data: data, path: nil)
     }
@@ -67,10 +67,16 @@ public struct CaptureImage: Sendable {
             pixelBuffer = try outcome.get()
         } else if data.starts(with: png) {
             pixelBuffer = try PNGDecoder.decode(data, path: path)
+        } else if HEIFImage.isHEIF(data) {
+            do throws(CaptureError) {
+                pixelBuffer = try HEIFImage(data: data).bgra()
+            } catch {
+                var named = error
+                if named.path == nil { named.path = path }
+                throw named
+            }
         } else {
-            let isHEIF = data.count >= 12 && data[data.startIndex + 4..<data.startIndex + 8].elementsEqual(Array("ftyp".utf8))
-            throw CaptureError(.unsupportedFile, isHEIF ? "HEIF images are read from files (CaptureImage(contentsOf:))" : "not a JPEG or PNG image",
-                               path: path)
+            throw CaptureError(.unsupportedFile, "not a JPEG, PNG or HEIF image", path: path)
         }
     }
 
