@@ -57,7 +57,7 @@ let package = Package(
         // Devices, backends, discovery, the session, its outputs and the capture manager.
         .target(
             name: "CaptureKit",
-            dependencies: ["CaptureKitCore", "CaptureKitMedia", "CaptureKitLibrary", "CFFmpeg", "CTurboJPEG", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing"]
+            dependencies: ["CaptureKitCore", "CaptureKitMedia", "CaptureKitLibrary", "CFFmpeg", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing"]
         ),
         // Live preview on top of a session: an SDL2 window and a web page (libmicrohttpd).
         // Applications that show a preview add `import CaptureKitPreview`.

@@ -250,6 +250,14 @@ struct PortedSpellingTests {
         let sample = try #require(samples.first)
         let jpeg = try #require(CaptureStillImageOutput.jpegStillImageNSDataRepresentation(sample))
         #expect(jpeg.starts(with: [0xFF, 0xD8, 0xFF]))
+        // UIImage(data:), pngData(), and a frame as an image.
+        let image = try CaptureImage(data: jpeg)
+        #expect(image.size == VideoDimensions(width: 320, height: 240))
+        let png = try #require(image.pngData())
+        #expect(try CaptureImage(data: png).size == image.size)
+        #expect(try CaptureImage(sampleBuffer: sample).width == 320)
+        camera.isSmoothAutoFocusEnabled = true
+        #expect(!camera.isSmoothAutoFocusEnabled)
     }
 
     @Test func lookupsAsIOSCodeMakesThem() throws {

@@ -16,6 +16,7 @@ import Synchronization
 /// generator.appliesPreferredTrackTransform = true                     // portrait stays portrait
 /// let (image, actualTime) = try await generator.image(at: MediaTime(value: 3, timescale: 1))
 /// let (jpeg, _) = try generator.jpegData(at: .zero)                  // an encoded thumbnail
+/// let cover = try generator.copyCGImage(at: .zero, actualTime: nil)  // a CaptureImage
 /// ```
 ///
 /// **Images** are ``PixelBuffer``s in ``PixelFormat/bgra`` (8-bit B, G, R, A; alpha 255 unless the
@@ -147,6 +148,16 @@ public final class AssetImageGenerator: Sendable {
             if idle == nil { idle = engine }
         }
         return (image, actualTime)
+    }
+
+    /// The picture at `time` as a ``CaptureImage``, on the calling thread, in AVFoundation's
+    /// shape (`copyCGImage(at:actualTime:)`): the presentation time of the frame it shows goes
+    /// to `actualTime` when given. Ported code that wrapped the `CGImage` in a `UIImage` uses
+    /// the result as it is.
+    public func copyCGImage(at time: MediaTime, actualTime: UnsafeMutablePointer<MediaTime>?) throws(CaptureError) -> CaptureImage {
+        let (image, shownTime) = try copyImage(at: time)
+        actualTime?.pointee = shownTime
+        return CaptureImage(pixelBuffer: image)
     }
 
     /// The picture at `time` as a JPEG file (`quality` 1...100; libjpeg-turbo's `tjCompress2`,

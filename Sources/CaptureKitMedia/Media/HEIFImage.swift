@@ -13,6 +13,7 @@ package final class HEIFImage {
     /// encoder did it too).
     private static let initialized: Bool = heif_init(nil).code == heif_error_Ok
 
+    /// The file read; empty for an image read from memory.
     package let path: String
     /// The upright picture's size.
     package let width: Int
@@ -23,12 +24,22 @@ package final class HEIFImage {
     package let codec: String
     private let context: OpaquePointer
     private let handle: OpaquePointer
+    /// ``path`` for errors: none for an image read from memory.
+    private var namedPath: String? { path.isEmpty ? nil : path }
+    /// The bytes of an image read from memory, which libheif reads in place for as long as the
+    /// context lives.
+    private let memory: UnsafeMutableRawBufferPointer?
 
     /// Whether the file at `url` starts like a HEIF or AVIF file libheif reads (its `ftyp`
-    /// brands). Wraps `heif_check_filetype`.
+    /// brands).
     package static func isHEIF(_ url: URL) -> Bool {
-        guard initialized, let head = head(of: url), head.count >= 12 else { return false }
-        return head.withUnsafeBytes { bytes in
+        head(of: url).map(isHEIF) ?? false
+    }
+
+    /// Whether `data` starts like a HEIF or AVIF file libheif reads. Wraps `heif_check_filetype`.
+    package static func isHEIF(_ data: Data) -> Bool {
+        guard initialized, data.count >= 12 else { return false }
+        return Data(data.prefix(64)).withUnsafeBytes { bytes in
             heif_check_filetype(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(bytes.count)) == heif_filetype_yes_supported
         }
     }
@@ -44,39 +55,63 @@ package final class HEIFImage {
 
     /// Parses the file and finds its primary image: wraps `heif_context_read_from_file` and
     /// `heif_context_get_primary_image_handle`. Throws `.corruptFile` when libheif cannot.
-    package init(url: URL) throws(CaptureError) {
-        path = url.path
+    package convenience init(url: URL) throws(CaptureError) {
+        try self.init(path: url.path, isAVIF: Self.head(of: url).map(Self.isAVIF) ?? false, memory: nil) { context in
+            (heif_context_read_from_file(context, url.path, nil), "heif_context_read_from_file")
+        }
+    }
+
+    /// As ``init(url:)`` for a file's bytes (a photo's data), copied once and read in place
+    /// (`heif_context_read_from_memory_without_copy`).
+    package convenience init(data: Data) throws(CaptureError) {
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, data.count), alignment: 16)
+        data.copyBytes(to: memory)
+        try self.init(path: "", isAVIF: Self.isAVIF(data), memory: memory) { context in
+            (heif_context_read_from_memory_without_copy(context, memory.baseAddress, data.count, nil), "heif_context_read_from_memory_without_copy")
+        }
+    }
+
+    /// Takes `memory` (freed with the image, or here when reading fails).
+    private init(path: String, isAVIF: Bool, memory: UnsafeMutableRawBufferPointer?,
+                 read: (OpaquePointer) -> (heif_error, String)) throws(CaptureError) {
+        self.path = path
+        let named: String? = path.isEmpty ? nil : path
         guard Self.initialized, let context = heif_context_alloc() else {
-            throw CaptureError(.outOfMemory, "cannot allocate a HEIF context", operation: "heif_context_alloc", path: url.path)
+            memory?.deallocate()
+            throw CaptureError(.outOfMemory, "cannot allocate a HEIF context", operation: "heif_context_alloc", path: named)
         }
         // An error's message belongs to the context: it is copied before the context is freed.
-        let read = heif_context_read_from_file(context, url.path, nil)
-        guard read.code == heif_error_Ok else {
-            let error = Self.failure(read, "heif_context_read_from_file", url.path)
+        let (result, operation) = read(context)
+        guard result.code == heif_error_Ok else {
+            let error = Self.failure(result, operation, named)
             heif_context_free(context)
+            memory?.deallocate()
             throw error
         }
         var handle: OpaquePointer?
         let primary = heif_context_get_primary_image_handle(context, &handle)
         guard primary.code == heif_error_Ok, let handle else {
-            let error = Self.failure(primary, "heif_context_get_primary_image_handle", url.path)
+            let error = Self.failure(primary, "heif_context_get_primary_image_handle", named)
             heif_context_free(context)
+            memory?.deallocate()
             throw error
         }
         self.context = context
         self.handle = handle
+        self.memory = memory
         width = Int(heif_image_handle_get_width(handle))
         height = Int(heif_image_handle_get_height(handle))
         hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
-        codec = Self.isAVIF(url) ? "av1" : "hevc"
+        codec = isAVIF ? "av1" : "hevc"
         guard width > 0, height > 0 else {
-            throw CaptureError(.corruptFile, "the HEIF image has no size", operation: "heif_image_handle_get_width", path: url.path)
+            throw CaptureError(.corruptFile, "the HEIF image has no size", operation: "heif_image_handle_get_width", path: named)
         }
     }
 
     deinit {
         heif_image_handle_release(handle)
         heif_context_free(context)
+        memory?.deallocate()
     }
 
     /// Decodes the picture into `frame` as RGBA (or opaque RGB in RGBA), replacing what it
@@ -85,11 +120,11 @@ package final class HEIFImage {
     package func decode(into frame: UnsafeMutablePointer<AVFrame>) throws(CaptureError) {
         var image: OpaquePointer?
         let decoded = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, nil)
-        guard decoded.code == heif_error_Ok, let image else { throw Self.failure(decoded, "heif_decode_image", path) }
+        guard decoded.code == heif_error_Ok, let image else { throw Self.failure(decoded, "heif_decode_image", namedPath) }
         defer { heif_image_release(image) }
         var stride: Int32 = 0
         guard let source = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride), stride > 0 else {
-            throw CaptureError(.corruptFile, "libheif decoded no picture", operation: "heif_image_get_plane_readonly", path: path)
+            throw CaptureError(.corruptFile, "libheif decoded no picture", operation: "heif_image_get_plane_readonly", path: namedPath)
         }
         let decodedWidth = Int(heif_image_get_width(image, heif_channel_interleaved))
         let decodedHeight = Int(heif_image_get_height(image, heif_channel_interleaved))
@@ -97,9 +132,9 @@ package final class HEIFImage {
         frame.pointee.format = AV_PIX_FMT_RGBA.rawValue
         frame.pointee.width = Int32(decodedWidth)
         frame.pointee.height = Int32(decodedHeight)
-        try FFmpeg.check(av_frame_get_buffer(frame, 0), "av_frame_get_buffer", code: .outOfMemory, path: path)
+        try FFmpeg.check(av_frame_get_buffer(frame, 0), "av_frame_get_buffer", code: .outOfMemory, path: namedPath)
         guard let target = frame.pointee.data.0 else {
-            throw CaptureError(.outOfMemory, "cannot allocate a picture", operation: "av_frame_get_buffer", path: path)
+            throw CaptureError(.outOfMemory, "cannot allocate a picture", operation: "av_frame_get_buffer", path: namedPath)
         }
         let rowBytes = decodedWidth * 4
         for row in 0..<decodedHeight {
@@ -107,14 +142,24 @@ package final class HEIFImage {
         }
     }
 
+    /// The picture as a new BGRA buffer (``decode(into:)``, then ``AssetImageScaler``), for
+    /// ``CaptureImage``.
+    package func bgra() throws(CaptureError) -> PixelBuffer {
+        var frame = av_frame_alloc()
+        defer { av_frame_free(&frame) }
+        guard let frame else { throw CaptureError(.outOfMemory, "cannot allocate a frame", operation: "av_frame_alloc", path: namedPath) }
+        try decode(into: frame)
+        return try AssetImageScaler(path: path).bgra(from: frame, width: Int(frame.pointee.width), height: Int(frame.pointee.height))
+    }
+
     /// AVIF's brands (`avif`, `avis`) as the file's major brand.
-    private static func isAVIF(_ url: URL) -> Bool {
-        guard let head = head(of: url), head.count >= 12 else { return false }
+    private static func isAVIF(_ head: Data) -> Bool {
+        guard head.count >= 12 else { return false }
         let brand = String(decoding: head[head.startIndex + 8..<head.startIndex + 12], as: UTF8.self)
         return brand == "avif" || brand == "avis"
     }
 
-    private static func failure(_ error: heif_error, _ operation: String, _ path: String) -> CaptureError {
+    private static func failure(_ error: heif_error, _ operation: String, _ path: String?) -> CaptureError {
         // One line, whatever the library wrote.
         let message = (error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)")
             .split(whereSeparator: \.isNewline).joined(separator: " ")

@@ -77,6 +77,22 @@ struct HEIFReadingTests {
         #expect(small.width == 160 && small.height == 120)
     }
 
+    @Test func aCaptureImageOfATurnedHEIFPhotoIsUprightFromFileAndData() throws {
+        let url = try heifFile(displayOrientation: .right)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let fromFile = try CaptureImage(contentsOf: url)
+        #expect(fromFile.size == VideoDimensions(width: 240, height: 320))
+        let expected = try oracle(url)
+        let actual = fromFile.pixelBuffer.packedBytes()
+        try #require(actual.count == expected.count)
+        let difference = zip(actual, expected).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+        #expect(Double(difference) / Double(actual.count) < 1, "mean difference \(Double(difference) / Double(actual.count))")
+        let data = try Data(contentsOf: url)
+        #expect(try CaptureImage(data: data).pixelBuffer.hasSamePixels(as: fromFile.pixelBuffer))
+        // Damaged HEIF data is a typed error, not a crash.
+        #expect { _ = try CaptureImage(data: data.prefix(data.count / 2)) } throws: { ($0 as? CaptureError)?.code == .corruptFile }
+    }
+
     @Test func aTurnedHEIFPhotoIsProbedAndShownUpright() throws {
         // Stored landscape, marked to be shown turned a quarter (irot): libheif shows it portrait.
         let url = try heifFile(displayOrientation: .right)

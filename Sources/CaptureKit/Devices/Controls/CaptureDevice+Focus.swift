@@ -38,6 +38,19 @@ extension CaptureDevice {
     /// every current device.
     public var isSmoothAutoFocusSupported: Bool { false }
 
+    /// Whether focus moves smoothly (`AVCaptureDevice.isSmoothAutoFocusEnabled`). Always false,
+    /// since no device supports it (``isSmoothAutoFocusSupported``). AVFoundation raises an
+    /// exception when it is set to true on such a device; a property setter cannot throw, so here
+    /// setting true keeps the value false and reports a warning through ``CaptureLog``
+    /// (ported code that sets it unconditionally keeps running, and the mistake is visible).
+    public var isSmoothAutoFocusEnabled: Bool {
+        get { false }
+        set {
+            guard newValue, !isSmoothAutoFocusSupported else { return }
+            CaptureLog.emit(.warning, "capturekit", "\(localizedName) does not support smooth autofocus; isSmoothAutoFocusEnabled stays false")
+        }
+    }
+
     /// Locks focus at `lensPosition` (0 nearest … 1 farthest, mapped onto the driver's range).
     /// Requires ``lockForConfiguration()``.
     public func setFocusModeLocked(lensPosition: Double) throws(CaptureError) {

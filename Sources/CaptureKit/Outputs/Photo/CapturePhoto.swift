@@ -40,6 +40,14 @@ public final class CapturePhoto: Sendable {
     /// asked; nil when the capture failed.
     public func fileDataRepresentation() -> Data? { fileData }
 
+    /// The photo decoded upright (its EXIF orientation or HEIF rotation applied), as
+    /// `UIImage(data: photo.fileDataRepresentation()!)` made it on iOS. `.invalidState` for a
+    /// failed capture, which has no file.
+    public func image() throws(CaptureError) -> CaptureImage {
+        guard let fileData else { throw .invalidState("a failed capture has no picture") }
+        return try CaptureImage(data: fileData)
+    }
+
     /// The file format.
     public var fileType: PhotoFileType { resolvedSettings.fileType }
 

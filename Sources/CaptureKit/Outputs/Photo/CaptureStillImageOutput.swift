@@ -113,7 +113,8 @@ public final class CaptureStillImageOutput: CaptureOutput, @unchecked Sendable {
     /// The JPEG file of a still (Objective-C's `jpegStillImageNSDataRepresentation:`): the bytes the
     /// buffer carries — encoded at capture, with EXIF, for a buffer this output delivered; as
     /// the camera coded them for a frame of a Motion-JPEG camera — else the frame encoded now
-    /// (quality 0.9, no EXIF). Nil for audio.
+    /// (quality 0.9, no EXIF). Nil for audio. `CaptureImage(sampleBuffer:)` decodes the still
+    /// upright, where iOS code wrapped this data in a `UIImage`.
     public static func jpegStillImageDataRepresentation(_ sampleBuffer: SampleBuffer) -> Data? {
         if let compressed = sampleBuffer.compressedFrame, compressed.codec == .jpeg { return Data(compressed.bytes) }
         guard let frame = sampleBuffer.pixelBuffer else { return nil }

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import CaptureKit
 
@@ -201,6 +202,24 @@ struct V4L2ControlTests {
         #expect { try camera.setWhiteBalanceMode(.continuousAutoWhiteBalance) } throws: { ($0 as! CaptureError).code == .notSupported }
         try camera.setWhiteBalanceTemperature(5000)
         #expect(written(opener, Self.whiteBalanceTemperature) == 5000)
+    }
+
+    /// AVFoundation raises an exception for smooth autofocus on a device without it; here the
+    /// setting stays false and a warning names the device, even on a camera that has autofocus.
+    @Test func smoothAutoFocusStaysOffAndSaysSo() throws {
+        let (camera, _) = try camera()
+        #expect(camera.isFocusModeSupported(.continuousAutoFocus))
+        #expect(!camera.isSmoothAutoFocusSupported)
+        let warnings = Mutex<[String]>([])
+        CaptureLog.setHandler { level, _, message in
+            if level == .warning, message.contains("smooth autofocus") { warnings.withLock { $0.append(message) } }
+        }
+        defer { CaptureLog.setHandler(nil) }
+        camera.isSmoothAutoFocusEnabled = false
+        #expect(warnings.withLock { $0.isEmpty })
+        camera.isSmoothAutoFocusEnabled = true
+        #expect(!camera.isSmoothAutoFocusEnabled)
+        #expect(warnings.withLock { $0 } == ["\(camera.localizedName) does not support smooth autofocus; isSmoothAutoFocusEnabled stays false"])
     }
 
     @Test func devicesWithoutControlsSaySo() throws {

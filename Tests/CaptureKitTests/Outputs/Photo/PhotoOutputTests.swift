@@ -174,6 +174,8 @@ extension RealTimeCaptureTests {
             let decoded = try PhotoTools.decodeHEIF(file, in: scratch)
             #expect(decoded.width == 480 && decoded.height == 640)
             #expect(try PhotoTools.exif(file, in: scratch)["Orientation"] as? Int == 6)
+            // CapturePhoto.image() decodes it upright too (libheif, from memory).
+            #expect(try photo.image().size == VideoDimensions(width: 480, height: 640))
         }
 
         @Test func exifCarriesDateMakeModelAndSize() async throws {
@@ -241,6 +243,9 @@ extension RealTimeCaptureTests {
                 let file = try scratch.write(try #require(photo.fileDataRepresentation()), as: "o\(Int(angle))\(mirrored).jpg")
                 #expect(try PhotoTools.exif(file, in: scratch)["Orientation"] as? Int == value, "\(angle)° mirrored \(mirrored)")
                 #expect(try PhotoTools.probe(file, in: scratch).width == 640)
+                // Decoded as a viewer shows it: the quarter turns stand up.
+                let shown = value >= 5 ? VideoDimensions(width: 480, height: 640) : VideoDimensions(width: 640, height: 480)
+                #expect(try photo.image().size == shown, "\(angle)° mirrored \(mirrored)")
             }
         }
 
