@@ -44,7 +44,9 @@ enum SystemCallCrash {
         try #require(result.status == 0 && !result.wasSignalled, "the rehearsal runs to its end: \(result)")
         // "PID call(args) = result" or "PID call(args <unfinished ...>": an entry; "<... resumed>" is not.
         var entries: [String: Int] = [:]   // "thread call" → entries so far
-        var markedThread: String? = marker.isEmpty ? "any" : nil
+        // Without a marker, any thread's first target call; with one, the marker's thread's.
+        var marked = marker.isEmpty
+        var markedThread: String?
         for line in try String(contentsOf: log, encoding: .utf8).split(separator: "\n") {
             // strace pads the thread id to five columns: split on the first run of spaces.
             guard let space = line.firstIndex(of: " ") else { continue }
@@ -53,9 +55,10 @@ enum SystemCallCrash {
             let thread = String(line[..<space]), call = String(rest[..<open])
             let key = "\(thread) \(call)"
             entries[key, default: 0] += 1
-            if markedThread == nil, marker.contains(call) {
+            if !marked, marker.contains(call) {
+                marked = true
                 markedThread = thread
-            } else if let marked = markedThread, marked == "any" || marked == thread, target.contains(call) {
+            } else if marked, markedThread == nil || markedThread == thread, target.contains(call) {
                 return (call, entries[key]!)
             }
         }
