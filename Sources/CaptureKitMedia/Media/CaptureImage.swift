@@ -71,9 +71,7 @@ public struct CaptureImage: Sendable {
             do throws(CaptureError) {
                 pixelBuffer = try HEIFImage(data: data).bgra()
             } catch {
-                var named = error
-                if named.path == nil { named.path = path }
-                throw named
+                throw Self.naming(path, in: error)
             }
         } else {
             throw CaptureError(.unsupportedFile, "not a JPEG, PNG or HEIF image", path: path)
@@ -91,12 +89,17 @@ public struct CaptureImage: Sendable {
             let frame = try PixelBuffer(width: stored.width, height: stored.height, pixelFormat: .bgra)
             try decoder.decode(bytes, into: frame)
             let orientation = EXIFReader.orientation(ofJPEG: bytes)
-            return orientation == .up ? frame : try PNGEncoder.turn(frame, by: orientation)
+            return try FrameRotation.turn(frame, by: orientation)
         } catch {
-            var named = error
-            if named.path == nil { named.path = path }
-            throw named
+            throw naming(path, in: error)
         }
+    }
+
+    /// `error` with `path` as its file, unless it names one already.
+    private static func naming(_ path: String?, in error: CaptureError) -> CaptureError {
+        var named = error
+        if named.path == nil { named.path = path }
+        return named
     }
 
     /// The image as a JPEG file (`UIImage.jpegData(compressionQuality:)`): `compressionQuality`

@@ -24,7 +24,12 @@ package enum FrameRotation {
     /// `buffer` itself for the identity. Planar YUV, grey and packed RGB layouts; any other
     /// layout is refused with `.unsupportedFormat`.
     package static func apply(_ transform: VideoTransform, to buffer: PixelBuffer) throws(CaptureError) -> PixelBuffer {
-        let orientation = orientation(for: transform)
+        try turn(buffer, by: orientation(for: transform))
+    }
+
+    /// `buffer` turned (and mirrored) as `orientation` says a stored picture must be to look
+    /// upright; `buffer` itself for `.up`. The layouts and errors of ``apply(_:to:)``.
+    package static func turn(_ buffer: PixelBuffer, by orientation: EXIFOrientation) throws(CaptureError) -> PixelBuffer {
         guard orientation != .up else { return buffer }
         guard turnableFormats.contains(buffer.pixelFormat) else {
             throw CaptureError(.unsupportedFormat, "\(buffer.pixelFormat) pixels cannot be turned; convert them to a planar or RGB layout first")

@@ -15,21 +15,12 @@ package enum PNGEncoder {
                                metadata: EXIFMetadata?) throws(CaptureError) -> Data {
         let rgb = frame.pixelFormat == .rgb24 ? frame
             : try PixelConverter.shared.convert(frame, to: .rgb24, width: frame.width, height: frame.height)
-        let upright = orientation == .up ? rgb : try turn(rgb, by: orientation)
+        let upright = try FrameRotation.turn(rgb, by: orientation)
         var file = try compress(upright)
         if let metadata {
             try insertEXIF(EXIFWriter.tiff(for: metadata), into: &file)
         }
         return file
-    }
-
-    /// A new RGB buffer with `frame`'s pixels turned by `orientation`.
-    package static func turn(_ frame: PixelBuffer, by orientation: EXIFOrientation) throws(CaptureError) -> PixelBuffer {
-        let swaps = orientation.swapsDimensions
-        let turned = try PixelBuffer(width: swaps ? frame.height : frame.width, height: swaps ? frame.width : frame.height,
-                                     pixelFormat: frame.pixelFormat)
-        PixelTransform.turn(frame, into: turned, by: orientation)
-        return turned
     }
 
     private static func compress(_ frame: PixelBuffer) throws(CaptureError) -> Data {
