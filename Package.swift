@@ -75,6 +75,9 @@ let package = Package(
         // package's `package` access (as an application would): proves no C type leaks into the
         // public API, and that what it uses is public.
         .testTarget(name: "PublicAPITests", dependencies: ["CaptureKit", "CaptureKitPreview"], packageAccess: false),
+        // The article's CQCaptureManager ported onto the low-level API with only the renames in
+        // docs/porting-from-avfoundation.md, outside the package's `package` access.
+        .testTarget(name: "CQCaptureManagerPortTests", dependencies: ["CaptureKit"], packageAccess: false),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17
