@@ -77,7 +77,12 @@ let package = Package(
         .testTarget(name: "PublicAPITests", dependencies: ["CaptureKit", "CaptureKitPreview"], packageAccess: false),
         // The article's CQCaptureManager ported onto the low-level API with only the renames in
         // docs/porting-from-avfoundation.md, outside the package's `package` access.
-        .testTarget(name: "CQCaptureManagerPortTests", dependencies: ["CaptureKit"], packageAccess: false),
+        .testTarget(name: "CQCaptureManagerPortTests", dependencies: ["CaptureKit", "PortTestSupport"], packageAccess: false),
+        // A capture service in the style of Apple's AVCam sample (an actor, async photo and movie
+        // capture over delegates), ported the same way.
+        .testTarget(name: "AVCamPortTests", dependencies: ["CaptureKit", "PortTestSupport"], packageAccess: false),
+        // What the ported samples' tests share: running ffprobe and exiftool.
+        .target(name: "PortTestSupport", path: "Tests/PortTestSupport"),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -87,12 +87,12 @@ enum PhotoLatency {
             return (result.photo, result.at)
         }
 
-        func photoOutput(_ output: CapturePhotoOutput, didFinishProcessingPhoto photo: CapturePhoto, error: CaptureError?) {
+        func photoOutput(_ output: CapturePhotoOutput, didFinishProcessingPhoto photo: CapturePhoto, error: (any Error)?) {
             let now = MediaTime.now.value
-            last.withLock { $0 = (photo, now, error) }
+            last.withLock { $0 = (photo, now, error as? CaptureError) }
         }
 
-        func photoOutput(_ output: CapturePhotoOutput, didFinishCaptureFor resolvedSettings: CaptureResolvedPhotoSettings, error: CaptureError?) {
+        func photoOutput(_ output: CapturePhotoOutput, didFinishCaptureFor resolvedSettings: CaptureResolvedPhotoSettings, error: (any Error)?) {
             done.signal()
         }
     }

@@ -36,8 +36,8 @@ final class RecordCompletion: CaptureSessionDelegate, CaptureFileOutputRecording
     }
 
     func fileOutput(_ output: CaptureMovieFileOutput, didFinishRecordingTo fileURL: URL, from connections: [CaptureConnection],
-                    error: CaptureError?) {
-        state.withLock { $0.outcome = .some(error) }
+                    error: (any Error)?) {
+        state.withLock { $0.outcome = .some(error as? CaptureError) }
         finished.signal()
     }
 

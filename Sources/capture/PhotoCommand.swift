@@ -115,12 +115,12 @@ final class PhotoWaiter: CapturePhotoCaptureDelegate {
     var result: (CapturePhoto, Int64)? { state.withLock { $0.photo } }
     var error: CaptureError? { state.withLock { $0.error } }
 
-    func photoOutput(_ output: CapturePhotoOutput, didFinishProcessingPhoto photo: CapturePhoto, error: CaptureError?) {
+    func photoOutput(_ output: CapturePhotoOutput, didFinishProcessingPhoto photo: CapturePhoto, error: (any Error)?) {
         let now = MediaTime.now.value
-        state.withLock { $0 = ((photo, now), error) }
+        state.withLock { $0 = ((photo, now), error as? CaptureError) }
     }
 
-    func photoOutput(_ output: CapturePhotoOutput, didFinishCaptureFor resolvedSettings: CaptureResolvedPhotoSettings, error: CaptureError?) {
+    func photoOutput(_ output: CapturePhotoOutput, didFinishCaptureFor resolvedSettings: CaptureResolvedPhotoSettings, error: (any Error)?) {
         done.signal()
     }
 }

@@ -160,8 +160,8 @@ final class RecordingWaiter: CaptureFileOutputRecordingDelegate {
     private let done = DispatchSemaphore(value: 0)
     private let result = Mutex<CaptureError??>(nil)
 
-    func fileOutput(_ output: CaptureMovieFileOutput, didFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: CaptureError?) {
-        result.withLock { $0 = .some(error) }
+    func fileOutput(_ output: CaptureMovieFileOutput, didFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: (any Error)?) {
+        result.withLock { $0 = .some(error as? CaptureError) }
         done.signal()
     }
 

@@ -266,7 +266,7 @@ final class CQCaptureManager: CaptureFileOutputRecordingDelegate, @unchecked Sen
         movieFileOutput?.recordedDuration ?? .zero
     }
 
-    func fileOutput(_ output: CaptureFileOutput, didFinishRecordingTo outputFileURL: URL, from connections: [CaptureConnection], error: CaptureError?) {
+    func fileOutput(_ output: CaptureFileOutput, didFinishRecordingTo outputFileURL: URL, from connections: [CaptureConnection], error: (any Error)?) {
         if let error {
             DispatchQueue.main.async {
                 self.delegate?.mediaCaptureMovieFileFailedWithError(error)

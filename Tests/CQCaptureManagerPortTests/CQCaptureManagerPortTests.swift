@@ -1,5 +1,6 @@
 import CaptureKit
 import Foundation
+import PortTestSupport
 import Testing
 
 // The article's two flows, driven as its app drives them: from the main actor, the session

@@ -19,7 +19,7 @@ struct DelegateCall: Sendable, CustomStringConvertible {
     /// The image it was handed, if any.
     let image: CaptureImage?
     /// The error it was handed, if any.
-    let error: CaptureError?
+    let error: (any Error)?
 
     var description: String { "\(name)\(onMainQueue ? "" : " (off the main queue)")\(error.map { ": \($0)" } ?? "")" }
 }
@@ -60,18 +60,18 @@ final class DelegateCalls: CQCaptureManagerDelegate {
         }
     }
 
-    private func record(_ name: String, image: CaptureImage? = nil, error: CaptureError? = nil) {
+    private func record(_ name: String, image: CaptureImage? = nil, error: (any Error)? = nil) {
         continuation.yield(DelegateCall(name: name, onMainQueue: DispatchQueue.getSpecific(key: mainQueueKey) == true,
                                         image: image, error: error))
     }
 
     func mediaCaptureImageFileSuccess() { record(#function) }
-    func mediaCaptureImageFailedWithError(_ error: CaptureError?) { record(#function, error: error) }
+    func mediaCaptureImageFailedWithError(_ error: (any Error)?) { record(#function, error: error) }
     func assetLibraryWriteImageSuccessWithImage(_ image: CaptureImage) { record(#function, image: image) }
-    func assetLibraryWriteImageFailedWithError(_ error: CaptureError) { record(#function, error: error) }
+    func assetLibraryWriteImageFailedWithError(_ error: any Error) { record(#function, error: error) }
     func mediaCaptureMovieFileSuccess() { record(#function) }
-    func mediaCaptureMovieFileFailedWithError(_ error: CaptureError) { record(#function, error: error) }
+    func mediaCaptureMovieFileFailedWithError(_ error: any Error) { record(#function, error: error) }
     func assetLibraryWriteMovieFileSuccessWithCoverImage(_ coverImage: CaptureImage?) { record(#function, image: coverImage) }
-    func assetLibraryWriteMovieFileFailedWithError(_ error: CaptureError) { record(#function, error: error) }
-    func deviceConfigurationFailedWithError(_ error: CaptureError) { record(#function, error: error) }
+    func assetLibraryWriteMovieFileFailedWithError(_ error: any Error) { record(#function, error: error) }
+    func deviceConfigurationFailedWithError(_ error: any Error) { record(#function, error: error) }
 }

@@ -28,6 +28,12 @@ extension CaptureDevice {
         case builtInTelephotoCamera
         /// An iPhone's ultra-wide camera (`builtInUltraWideCamera`); no Linux camera is one.
         case builtInUltraWideCamera
+        /// An iPhone's front camera with its infrared depth sensor (`builtInTrueDepthCamera`);
+        /// no Linux camera is one.
+        case builtInTrueDepthCamera
+        /// An iPhone's back camera with its LiDAR scanner (`builtInLiDARDepthCamera`); no Linux
+        /// camera is one.
+        case builtInLiDARDepthCamera
     }
 
     /// Where a camera faces (`AVCaptureDevice.Position`).

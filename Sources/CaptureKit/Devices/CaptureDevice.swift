@@ -28,6 +28,8 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
     }
 
     private let settings: Mutex<Settings>
+    /// What was set through AVFoundation's settable properties (focus, exposure, points).
+    let requested = Mutex(RequestedDeviceSettings())
 
     init(backend: any DeviceBackend) {
         self.backend = backend
@@ -76,8 +78,13 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
     public var formats: [Format] { backend.formats }
 
     /// The format the device captures in. Session presets other than `.inputPriority` set it
-    /// for you; set it yourself with ``setActiveFormat(_:)``.
-    public var activeFormat: Format { settings.withLock { $0.activeFormat } }
+    /// for you; set it yourself with ``setActiveFormat(_:)``, which says why when it cannot.
+    /// Setting the property, as AVFoundation code does, calls it; a setter cannot throw, so a
+    /// refusal keeps the format and is logged through ``CaptureLog``.
+    public var activeFormat: Format {
+        get { settings.withLock { $0.activeFormat } }
+        set { applyingProperty("activeFormat") { () throws(CaptureError) in try setActiveFormat(newValue) } }
+    }
 
     /// The shortest time between frames: 1 / the frame rate the device runs at.
     public var activeVideoMinFrameDuration: MediaTime { settings.withLock { $0.minFrameDuration } }

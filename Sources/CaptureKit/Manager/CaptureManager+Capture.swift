@@ -144,7 +144,7 @@ final class MovieRecordingBridge: CaptureFileOutputRecordingDelegate {
         self.manager = manager
     }
 
-    func fileOutput(_ output: CaptureMovieFileOutput, didFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: CaptureError?) {
-        manager.movieFinished(fileURL, error: error, recording: output.lastRecordedMovie)
+    func fileOutput(_ output: CaptureMovieFileOutput, didFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: (any Error)?) {
+        manager.movieFinished(fileURL, error: error as? CaptureError, recording: output.lastRecordedMovie)
     }
 }

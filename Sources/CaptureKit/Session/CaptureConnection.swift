@@ -91,8 +91,24 @@ public final class CaptureConnection: Sendable, Hashable {
         set { state.withLock { $0.rotationAngle = newValue.rotationAngle } }
     }
 
-    /// The clockwise rotation to apply to the video when shown (`videoRotationAngle`).
-    public var videoRotationAngle: Double { state.withLock { $0.rotationAngle } }
+    /// The clockwise rotation to apply to the video when shown (`videoRotationAngle`). Setting
+    /// it calls ``setVideoRotationAngle(_:)``; a setter cannot throw, so an angle other than 0,
+    /// 90, 180 or 270 keeps the old one and is logged through ``CaptureLog``.
+    public var videoRotationAngle: Double {
+        get { state.withLock { $0.rotationAngle } }
+        set {
+            do throws(CaptureError) {
+                try setVideoRotationAngle(newValue)
+            } catch {
+                CaptureLog.emit(.warning, "capturekit", "videoRotationAngle was not changed: \(error.message)")
+            }
+        }
+    }
+
+    /// The preview layer at the end of the connection (`videoPreviewLayer`): always nil. Linux
+    /// previews (`CaptureVideoPreview`, `CaptureWebPreview`) are outputs of the session, and
+    /// connections lead to outputs.
+    public var videoPreviewLayer: AnyObject? { nil }
 
     /// Whether `angle` is a rotation the connection can record (0, 90, 180, 270 on video).
     public func isVideoRotationAngleSupported(_ angle: Double) -> Bool {

@@ -59,7 +59,9 @@ public final class CaptureSession: Sendable {
     let eventHub = EventHub()
 
     /// A new, idle session with the `.high` preset.
-    public init() {}
+    public init() {
+        eventHub.attach(to: self)
+    }
 
     deinit {
         let (streams, devices) = model.withLock { model in

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Fans a session's events out to every `events` stream and to the delegate, in order.
@@ -7,12 +8,24 @@ final class EventHub: Sendable {
         weak var delegate: (any CaptureSessionDelegate)?
         var queue: DispatchQueue?
         weak var session: CaptureSession?
+        /// The session the hub belongs to, the object of its notifications.
+        weak var owner: CaptureSession?
     }
+
+    private struct WeakSession: Sendable { weak var session: CaptureSession? }
+
+    /// One queue for every session's notifications, so that they are posted in order.
+    private static let notifications = DispatchQueue(label: "CaptureKit.session.notifications")
 
     private let listeners = Mutex(Listeners())
     private let streams = Broadcast<CaptureSession.Event>()
 
     func makeStream() -> AsyncStream<CaptureSession.Event> { streams.makeStream() }
+
+    /// Names the session whose events these are.
+    func attach(to session: CaptureSession) {
+        listeners.withLock { $0.owner = session }
+    }
 
     func setDelegate(_ delegate: (any CaptureSessionDelegate)?, queue: DispatchQueue?, session: CaptureSession) {
         listeners.withLock {
@@ -27,6 +40,14 @@ final class EventHub: Sendable {
     func post(_ event: CaptureSession.Event) {
         let (delegate, queue, session) = listeners.withLock { ($0.delegate, $0.queue, $0.session) }
         streams.yield(event)
+        if let (name, userInfo) = CaptureSession.notification(for: event) {
+            // Queued in order, so that an observer's block (which runs on the posting thread)
+            // cannot stall the session.
+            let owner = listeners.withLock { WeakSession(session: $0.owner) }
+            Self.notifications.async {
+                NotificationCenter.default.post(name: name, object: owner.session, userInfo: userInfo)
+            }
+        }
         guard let delegate, let queue, let session else { return }
         queue.async {
             switch event {

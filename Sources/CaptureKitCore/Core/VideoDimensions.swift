@@ -13,6 +13,9 @@ public struct VideoDimensions: Sendable, Hashable, CustomStringConvertible {
         self.height = height
     }
 
+    /// No size: 0 × 0 (`CMVideoDimensions()`), which settings read as "no limit".
+    public static let zero = VideoDimensions(width: 0, height: 0)
+
     /// Width × height.
     public var pixelCount: Int { width * height }
 

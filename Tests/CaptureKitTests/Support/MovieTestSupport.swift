@@ -24,10 +24,11 @@ final class RecordingRecorder: CaptureFileOutputRecordingDelegate {
     func fileOutput(_ output: CaptureMovieFileOutput, didResumeRecordingTo fileURL: URL, from connections: [CaptureConnection]) {
         calls.append(.didResume)
     }
-    func fileOutput(_ output: CaptureMovieFileOutput, willFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: CaptureError?) {
+    func fileOutput(_ output: CaptureMovieFileOutput, willFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: (any Error)?) {
         calls.append(.willFinish)
     }
-    func fileOutput(_ output: CaptureMovieFileOutput, didFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: CaptureError?) {
+    func fileOutput(_ output: CaptureMovieFileOutput, didFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: (any Error)?) {
+        let error = error as? CaptureError
         calls.append(.didFinish(error?.code, usable: error?.recordingSuccessfullyFinished ?? true))
     }
 

@@ -160,11 +160,13 @@ final class PhotoDelegateRecorder: CapturePhotoCaptureDelegate {
     func photoOutput(_ output: CapturePhotoOutput, didCapturePhotoFor resolvedSettings: CaptureResolvedPhotoSettings) {
         calls.append(PhotoCall(id: resolvedSettings.uniqueID, kind: .didCapture))
     }
-    func photoOutput(_ output: CapturePhotoOutput, didFinishProcessingPhoto photo: CapturePhoto, error: CaptureError?) {
+    func photoOutput(_ output: CapturePhotoOutput, didFinishProcessingPhoto photo: CapturePhoto, error: (any Error)?) {
+        let error = error as? CaptureError
         photos.append(photo)
         calls.append(PhotoCall(id: photo.resolvedSettings.uniqueID, kind: .didFinishProcessing, error: error?.code, message: error?.message))
     }
-    func photoOutput(_ output: CapturePhotoOutput, didFinishCaptureFor resolvedSettings: CaptureResolvedPhotoSettings, error: CaptureError?) {
+    func photoOutput(_ output: CapturePhotoOutput, didFinishCaptureFor resolvedSettings: CaptureResolvedPhotoSettings, error: (any Error)?) {
+        let error = error as? CaptureError
         calls.append(PhotoCall(id: resolvedSettings.uniqueID, kind: .didFinishCapture, error: error?.code, message: error?.message))
     }
 

@@ -10,8 +10,11 @@ public typealias CaptureFileOutput = CaptureMovieFileOutput
 /// Hears how a movie recording goes (`AVCaptureFileOutputRecordingDelegate`), on the queue given
 /// to `startRecording(to:recordingDelegate:queue:)`, in this order: didStart, then any
 /// didPause/didResume, then willFinish and didFinish — each recording gets exactly one
-/// didFinish. Only didFinish is required. The output parameter may be spelled
-/// ``CaptureFileOutput``, as ported code does.
+/// didFinish. Only didFinish is required: a misspelled didFinish is a compile error, not a
+/// silent default that leaves whoever waits for the movie waiting. The output parameter may be
+/// spelled ``CaptureFileOutput`` and the errors are `(any Error)?`, as on iOS, so a delegate
+/// written as Apple's samples write it is the requirement itself; the error's dynamic type is
+/// always ``CaptureError`` (`error as? CaptureError`).
 public protocol CaptureFileOutputRecordingDelegate: AnyObject, Sendable {
     /// The first frame was written.
     func fileOutput(_ output: CaptureMovieFileOutput, didStartRecordingTo fileURL: URL, from connections: [CaptureConnection])
@@ -25,11 +28,11 @@ public protocol CaptureFileOutputRecordingDelegate: AnyObject, Sendable {
     /// Recording resumed; the file has no gap.
     func fileOutput(_ output: CaptureMovieFileOutput, didResumeRecordingTo fileURL: URL, from connections: [CaptureConnection])
     /// No more media will be added; the file is being closed.
-    func fileOutput(_ output: CaptureMovieFileOutput, willFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: CaptureError?)
-    /// The file is closed. With an `error`, `error.recordingSuccessfullyFinished` says whether
+    func fileOutput(_ output: CaptureMovieFileOutput, willFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: (any Error)?)
+    /// The file is closed. With an `error`, `(error as? CaptureError)?.recordingSuccessfullyFinished` says whether
     /// the file is complete and playable anyway (maximum duration or size reached, session
     /// stopped, a device went away, disk full after some fragments).
-    func fileOutput(_ output: CaptureMovieFileOutput, didFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: CaptureError?)
+    func fileOutput(_ output: CaptureMovieFileOutput, didFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: (any Error)?)
 }
 
 extension CaptureFileOutputRecordingDelegate {
@@ -39,7 +42,7 @@ extension CaptureFileOutputRecordingDelegate {
     public func fileOutput(_ output: CaptureMovieFileOutput, didStartRecordingTo fileURL: URL, from connections: [CaptureConnection]) {}
     public func fileOutput(_ output: CaptureMovieFileOutput, didPauseRecordingTo fileURL: URL, from connections: [CaptureConnection]) {}
     public func fileOutput(_ output: CaptureMovieFileOutput, didResumeRecordingTo fileURL: URL, from connections: [CaptureConnection]) {}
-    public func fileOutput(_ output: CaptureMovieFileOutput, willFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: CaptureError?) {}
+    public func fileOutput(_ output: CaptureMovieFileOutput, willFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: (any Error)?) {}
 }
 
 /// A stretch of a movie without new pictures: the camera was away (unplugged, reset) while

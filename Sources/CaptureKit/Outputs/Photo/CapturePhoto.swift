@@ -61,4 +61,13 @@ public final class CapturePhoto: Sendable {
         if size.width == frame.width && size.height == frame.height { return frame }
         return try? source.converted(to: VideoTarget(width: size.width, height: size.height)).pixelBuffer
     }
+
+    /// The preview image the settings asked for (`previewPixelBuffer`), made from the frame on
+    /// first use at ``CaptureResolvedPhotoSettings/previewDimensions``, not turned; nil when
+    /// none was asked for or the capture failed.
+    public var previewPixelBuffer: PixelBuffer? {
+        let size = resolvedSettings.previewDimensions
+        guard size != .zero, let source, let format = resolvedSettings.previewPixelFormat else { return nil }
+        return try? source.converted(to: VideoTarget(pixelFormat: format, width: size.width, height: size.height)).pixelBuffer
+    }
 }

@@ -27,6 +27,7 @@ public final class CapturePhotoOutput: CaptureOutput, @unchecked Sendable {
     // Unchecked Sendable: an AVFoundation-shaped class hierarchy (not final), so unverifiable; its state is behind locks or immutable.
     let engine = PhotoCaptureEngine(threadName: "CaptureKit.photoOutput", noun: "photo")
     private let ceiling = Mutex<PhotoDimensions?>(nil)
+    let qualityCeiling = Mutex<QualityPrioritization>(.balanced)
     /// Where delegates registered without a queue are called: one serial queue, so the calls of
     /// successive requests keep their order.
     private let callbackQueue = DispatchQueue(label: "CaptureKit.photoOutput.delegate")
@@ -60,10 +61,10 @@ public final class CapturePhotoOutput: CaptureOutput, @unchecked Sendable {
 
     /// The largest ``CapturePhotoSettings/maxPhotoDimensions`` a request may ask for; nil (the
     /// default) allows up to the camera's largest format. A request beyond it fails with
-    /// `.invalidArgument`.
+    /// `.invalidArgument`. Setting ``VideoDimensions/zero`` is setting nil.
     public var maxPhotoDimensions: PhotoDimensions? {
         get { ceiling.withLock { $0 } }
-        set { ceiling.withLock { $0 = newValue } }
+        set { ceiling.withLock { $0 = newValue == .zero ? nil : newValue } }
     }
 
     /// Photo requests made and not yet finished.

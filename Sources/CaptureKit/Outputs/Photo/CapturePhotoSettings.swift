@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// What one photo request asks for (`AVCapturePhotoSettings`): file format, quality, largest
@@ -31,6 +32,17 @@ public struct CapturePhotoSettings: Sendable, Hashable {
     /// EXIF orientation and the pixels stay as the sensor delivered them; when true the pixels
     /// are turned and the orientation written is `.up`.
     public var appliesOrientationToPixels = false
+    /// Speed against quality for this photo (`photoQualityPrioritization`), up to the output's
+    /// ``CapturePhotoOutput/maxPhotoQualityPrioritization``. Every level takes the next frame
+    /// (no Linux camera fuses several), so it changes nothing in the photo today.
+    public var photoQualityPrioritization: CapturePhotoOutput.QualityPrioritization = .balanced
+    /// Where a Live Photo's movie would go (`livePhotoMovieFileURL`). No Linux camera takes
+    /// Live Photos: a request that sets it fails with `.notSupported`.
+    public var livePhotoMovieFileURL: URL?
+    /// The preview image's pixel format, or nil for no preview image.
+    public var previewPhotoPixelFormat: PixelFormat?
+    /// The largest preview image wanted; nil for at most 256 × 256.
+    public var previewPhotoDimensions: PhotoDimensions?
 
     /// Settings for a photo in `fileType` (JPEG by default) with a new ``uniqueID``.
     public init(fileType: PhotoFileType = .jpeg) {
@@ -45,5 +57,48 @@ public struct CapturePhotoSettings: Sendable, Hashable {
         maxPhotoDimensions = settings.maxPhotoDimensions
         flashMode = settings.flashMode
         appliesOrientationToPixels = settings.appliesOrientationToPixels
+        photoQualityPrioritization = settings.photoQualityPrioritization
+        livePhotoMovieFileURL = settings.livePhotoMovieFileURL
+        previewPhotoPixelFormat = settings.previewPhotoPixelFormat
+        previewPhotoDimensions = settings.previewPhotoDimensions
+    }
+
+    /// Settings from AVFoundation's dictionary (`init(format:)`): ``VideoCodecKey`` picks the
+    /// file type (`.hevc` is HEIF, `.jpeg` JPEG); other keys are ignored. A codec no photo can
+    /// be written in keeps JPEG and logs a warning.
+    public init(format: [String: any Sendable]) {
+        self.init()
+        switch format[VideoCodecKey] as? VideoCodecType {
+        case .hevc?: fileType = .heif
+        case .mjpeg?, nil: fileType = .jpeg
+        case let codec?: CaptureLog.emit(.warning, "capturekit", "photos cannot be \(codec.rawValue); taking JPEG")
+        }
+    }
+
+    /// The pixel formats a preview image can have (`availablePreviewPhotoPixelFormatTypes`).
+    public var availablePreviewPhotoPixelFormatTypes: [PixelFormat] { [.bgra] }
+
+    /// The preview image as AVFoundation's dictionary (`previewPhotoFormat`): the
+    /// ``PixelBufferPixelFormatTypeKey`` (a ``PixelFormat``), and optionally
+    /// ``PixelBufferWidthKey`` and ``PixelBufferHeightKey``. The same as
+    /// ``previewPhotoPixelFormat`` and ``previewPhotoDimensions``.
+    public var previewPhotoFormat: [String: any Sendable]? {
+        get {
+            guard let previewPhotoPixelFormat else { return nil }
+            var format: [String: any Sendable] = [PixelBufferPixelFormatTypeKey: previewPhotoPixelFormat]
+            if let previewPhotoDimensions {
+                format[PixelBufferWidthKey] = previewPhotoDimensions.width
+                format[PixelBufferHeightKey] = previewPhotoDimensions.height
+            }
+            return format
+        }
+        set {
+            previewPhotoPixelFormat = newValue?[PixelBufferPixelFormatTypeKey] as? PixelFormat
+            if let width = newValue?[PixelBufferWidthKey] as? Int, let height = newValue?[PixelBufferHeightKey] as? Int {
+                previewPhotoDimensions = PhotoDimensions(width: width, height: height)
+            } else {
+                previewPhotoDimensions = nil
+            }
+        }
     }
 }

@@ -19,6 +19,15 @@ public struct CaptureResolvedPhotoSettings: Sendable, Hashable {
     public let appliesOrientationToPixels: Bool
     /// Whether the device is switched to a larger format for this shot (and back after it).
     public let switchesDeviceFormat: Bool
+    /// The size of the preview image (``CapturePhoto/previewPixelBuffer``); zero when the
+    /// request asked for none (`previewDimensions`).
+    public let previewDimensions: PhotoDimensions
+    /// The preview image's pixel format, when one was asked for.
+    let previewPixelFormat: PixelFormat?
+
+    /// The size of a Live Photo's movie (`livePhotoMovieDimensions`): always zero, since no
+    /// Linux camera takes Live Photos.
+    public var livePhotoMovieDimensions: PhotoDimensions { .zero }
 
     /// Whether the flash fires (`isFlashEnabled`).
     public var isFlashEnabled: Bool { flashMode == .on }
@@ -28,7 +37,7 @@ public struct CaptureResolvedPhotoSettings: Sendable, Hashable {
 
     init(uniqueID: Int64, fileType: PhotoFileType, quality: Double, photoDimensions: PhotoDimensions,
          flashMode: CaptureDevice.FlashMode, orientation: EXIFOrientation, appliesOrientationToPixels: Bool,
-         switchesDeviceFormat: Bool) {
+         switchesDeviceFormat: Bool, previewDimensions: PhotoDimensions = .zero, previewPixelFormat: PixelFormat? = nil) {
         self.uniqueID = uniqueID
         self.fileType = fileType
         self.quality = quality
@@ -37,6 +46,8 @@ public struct CaptureResolvedPhotoSettings: Sendable, Hashable {
         self.orientation = orientation
         self.appliesOrientationToPixels = appliesOrientationToPixels
         self.switchesDeviceFormat = switchesDeviceFormat
+        self.previewDimensions = previewDimensions
+        self.previewPixelFormat = previewPixelFormat
     }
 
     /// What is known of a request refused before resolution.
@@ -50,6 +61,7 @@ public struct CaptureResolvedPhotoSettings: Sendable, Hashable {
     func with(photoDimensions: PhotoDimensions) -> CaptureResolvedPhotoSettings {
         CaptureResolvedPhotoSettings(uniqueID: uniqueID, fileType: fileType, quality: quality, photoDimensions: photoDimensions,
                                      flashMode: flashMode, orientation: orientation,
-                                     appliesOrientationToPixels: appliesOrientationToPixels, switchesDeviceFormat: switchesDeviceFormat)
+                                     appliesOrientationToPixels: appliesOrientationToPixels, switchesDeviceFormat: switchesDeviceFormat,
+                                     previewDimensions: previewDimensions, previewPixelFormat: previewPixelFormat)
     }
 }

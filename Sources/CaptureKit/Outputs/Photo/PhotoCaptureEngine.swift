@@ -91,6 +91,15 @@ final class PhotoCaptureEngine: @unchecked Sendable {
         guard settings.quality.isFinite, (0...1).contains(settings.quality) else {
             throw .invalidArgument("photo quality \(settings.quality) is out of range (0...1)")
         }
+        if settings.livePhotoMovieFileURL != nil {
+            throw CaptureError(.notSupported, "Live Photos cannot be taken here: no Linux camera records one (isLivePhotoCaptureSupported is false)")
+        }
+        if let wanted = settings.previewPhotoDimensions, wanted.width <= 0 || wanted.height <= 0 {
+            throw .invalidArgument("the preview photo's dimensions \(wanted) must be positive")
+        }
+        if let format = settings.previewPhotoPixelFormat, format != .bgra {
+            throw CaptureError(.unsupportedFormat, "preview photos are BGRA, not \(format)")
+        }
         if let wanted = settings.maxPhotoDimensions {
             guard wanted.width > 0, wanted.height > 0 else { throw .invalidArgument("maxPhotoDimensions \(wanted) must be positive") }
             if let ceiling, !wanted.fits(in: ceiling) {
@@ -127,7 +136,10 @@ final class PhotoCaptureEngine: @unchecked Sendable {
             uniqueID: settings.uniqueID, fileType: settings.fileType, quality: settings.quality,
             photoDimensions: turns ? PhotoDimensions(width: frameSize.height, height: frameSize.width) : frameSize,
             flashMode: settings.flashMode, orientation: settings.appliesOrientationToPixels ? .up : orientation,
-            appliesOrientationToPixels: settings.appliesOrientationToPixels, switchesDeviceFormat: stillFormat != nil)
+            appliesOrientationToPixels: settings.appliesOrientationToPixels, switchesDeviceFormat: stillFormat != nil,
+            previewDimensions: settings.previewPhotoPixelFormat == nil ? .zero
+                : frameSize.scaledToFit(settings.previewPhotoDimensions ?? PhotoDimensions(width: 256, height: 256)),
+            previewPixelFormat: settings.previewPhotoPixelFormat)
         // A few frame intervals, and never less than a few seconds: the frame is due within one.
         let interval = max(device.activeVideoMaxFrameDuration.seconds, stillFormat.map { $0.maxFrameDuration.seconds } ?? 0)
         let plan = PhotoPlan(settings: settings, box: box, stillFormat: stillFormat, orientation: orientation,

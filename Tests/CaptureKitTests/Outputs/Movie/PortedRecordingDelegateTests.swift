@@ -4,7 +4,8 @@ import Testing
 
 extension RealTimeCaptureTests {
     /// A recording delegate written as on iOS, with `CaptureFileOutput` (`AVCaptureFileOutput`)
-    /// in its signatures: its methods are the protocol's own requirements, so they are called.
+    /// and `error: Error?` in its signatures: its methods are the protocol's own requirements,
+    /// so they are called (a look-alike would fall back to a default and never be).
     @Suite struct PortedRecordingDelegateTests {
         final class PortedDelegate: CaptureFileOutputRecordingDelegate {
             let calls = Recorder<String>()
@@ -12,8 +13,8 @@ extension RealTimeCaptureTests {
                 calls.append("didStart")
             }
             func fileOutput(_ output: CaptureFileOutput, didFinishRecordingTo outputFileURL: URL, from connections: [CaptureConnection],
-                            error: CaptureError?) {
-                calls.append(error == nil ? "didFinish" : "didFinish \(error!.code)")
+                            error: Error?) {
+                calls.append(error.map { "didFinish \(($0 as? CaptureError)?.code.rawValue ?? "non-CaptureError")" } ?? "didFinish")
             }
         }
 

@@ -1,12 +1,14 @@
 import Foundation
 
-/// A tool nobody here wrote (ffprobe, exiftool), run on a file CaptureKit made.
-struct OutsideTool: Error, CustomStringConvertible {
-    let description: String
+/// A tool nobody here wrote (ffprobe, exiftool), run on a file CaptureKit made; shared by the
+/// ported samples' tests.
+public struct OutsideTool: Error, CustomStringConvertible {
+    /// The command and what it said.
+    public let description: String
 
     /// Runs `tool` (looked up on PATH) and returns what it printed as JSON; throws with its
     /// standard error when it fails.
-    static func json(_ tool: String, _ arguments: [String]) throws -> Any {
+    public static func json(_ tool: String, _ arguments: [String]) throws -> Any {
         let process = Process()
         let output = Pipe(), errors = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -27,13 +29,13 @@ struct OutsideTool: Error, CustomStringConvertible {
     }
 
     /// ffprobe's streams and format of `file` (`-show_streams -show_format`).
-    static func probe(_ file: URL) throws -> (streams: [[String: Any]], format: [String: Any]) {
+    public static func probe(_ file: URL) throws -> (streams: [[String: Any]], format: [String: Any]) {
         let json = try Self.json("ffprobe", ["-v", "error", "-show_streams", "-show_format", "-of", "json", file.path]) as? [String: Any]
         return (json?["streams"] as? [[String: Any]] ?? [], json?["format"] as? [String: Any] ?? [:])
     }
 
     /// exiftool's reading of `file` (`-j -n`: numbers as numbers).
-    static func exif(_ file: URL) throws -> [String: Any] {
+    public static func exif(_ file: URL) throws -> [String: Any] {
         (try Self.json("exiftool", ["-j", "-n", file.path]) as? [[String: Any]])?.first ?? [:]
     }
 }
