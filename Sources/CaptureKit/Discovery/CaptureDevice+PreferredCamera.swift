@@ -11,10 +11,10 @@ extension CaptureDevice {
     }
 
     /// The camera to use now (`systemPreferredCamera`): the user's preferred camera while it is
-    /// connected, otherwise the default camera (``default(for:)``). Linux has no system-wide
+    /// connected and listed, otherwise the default camera (``default(for:)``). Linux has no system-wide
     /// choice of camera, so this is the process's.
     public static var systemPreferredCamera: CaptureDevice? {
-        if let preferred = userPreferredCamera, preferred.isConnected { return preferred }
+        if let preferred = userPreferredCamera, preferred.isConnected, device(uniqueID: preferred.uniqueID) != nil { return preferred }
         return CaptureDevice.default(for: .video)
     }
 }
