@@ -34,7 +34,7 @@ extension MediaLibrary {
                 try MediaLibraryFileSystem.write(data, to: descriptor, path: path)
             }
         } inspect: { (url, id) throws(CaptureError) in
-            try Self.inspectImage(at: url, id: id, format: format)
+            try Self.inspectImage(at: url, id: id)
         }
     }
 
@@ -217,17 +217,10 @@ extension MediaLibrary {
         return restore
     }
 
-    /// Reads a photo the library is saving: FFmpeg for JPEG and PNG, libheif for HEIF (which
-    /// FFmpeg before 6.1 cannot open). Throws `.corruptFile` for an image that cannot be read
-    /// or has no size.
-    package static func inspectImage(at url: URL, id: String, format: MediaLibraryImageFormat?) throws(CaptureError) -> MediaAsset {
-        if format == .heif {
-            let image = try HEIFImage(url: url)
-            let size = MediaAsset.Size(width: image.width, height: image.height)
-            var status = stat()
-            let date = stat(url.path, &status) == 0 ? MediaLibraryFileSystem.modificationDate(of: status) : Date()
-            return MediaAsset(indexedID: id, kind: .photo, fileURL: url, creationDate: date, duration: .zero, naturalSize: size)
-        }
+    /// Reads a photo the library is saving or finds: ``MediaAsset/init(url:id:)``, which reads
+    /// HEIF with libheif (FFmpeg before 6.1 cannot open it) and JPEG and PNG with FFmpeg.
+    /// Throws `.corruptFile` for an image that cannot be read or has no size.
+    package static func inspectImage(at url: URL, id: String) throws(CaptureError) -> MediaAsset {
         let asset: MediaAsset
         do throws(CaptureError) {
             asset = try MediaAsset(url: url, id: id)
