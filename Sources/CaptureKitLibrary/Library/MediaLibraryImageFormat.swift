@@ -21,6 +21,10 @@ package enum MediaLibraryImageFormat: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The extension a file of this format is given when the caller names none: `jpg`, `png`,
+    /// `heic` (what `AVCapturePhoto` files are called).
+    package var preferredFileExtension: String { fileExtensions[0] }
+
     /// The format an extension names (`jpg`, `JPEG`, `.png`, `heic`…), nil for any other.
     package init?(fileExtension: String) {
         let name = fileExtension.hasPrefix(".") ? String(fileExtension.dropFirst()).lowercased() : fileExtension.lowercased()
