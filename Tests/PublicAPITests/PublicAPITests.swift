@@ -218,6 +218,16 @@ struct PublicAPITests {
         _ = stream
         #expect(output.statistics.scannedFrames == 0)
     }
+
+    @Test func movieCodecsAreDescribed() {
+        let movie = CaptureMovieFileOutput()
+        let live: [MovieOutputSettings.VideoCodec] = movie.availableVideoCodecTypes
+        #expect(live.first == .h264)
+        #expect(!live.contains(.hevc), "software HEVC is not offered for live recording")
+        let info: VideoCodecInfo = MovieOutputSettings.VideoCodec.hevc.info
+        #expect(info.encoderName == "libx265" && !info.isHardwareAccelerated && !info.isSuitedToRealTimeRecording)
+        #expect(movie.availableVideoCodecs.allSatisfy { $0.info.isAvailable })
+    }
 }
 
 /// What iOS code ported by renaming writes, through `import CaptureKit` alone: the settable

@@ -63,14 +63,32 @@ public struct MediaAsset: Sendable, Hashable, Identifiable {
     /// The size the picture is shown at: ``naturalSize`` turned by ``preferredTransform``.
     public var presentationSize: Size { preferredTransform.applied(to: naturalSize) }
 
-    /// Inspects the file at `url` with FFmpeg (any container or image format it reads). Throws
-    /// `.fileError` for a missing file, `.unsupportedFile`/`.corruptFile` for one that is not media.
+    /// Inspects the file at `url`: HEIF and AVIF photos (known by their `ftyp` brands, not
+    /// their extension) with libheif, everything else with FFmpeg (any container or image
+    /// format it reads). Throws `.fileError` for a missing file, `.unsupportedFile`/`.corruptFile`
+    /// for one that is not media.
+    ///
+    /// A HEIF photo (which FFmpeg 5.1 cannot open) is a `.photo` of one video track whose codec
+    /// is `hevc` (`av1` for AVIF), its size the upright picture's: libheif applies the file's
+    /// rotation and mirror (`irot`/`imir`) as it decodes, and exposes them no other way, so
+    /// ``preferredTransform`` is the identity and ``AssetImageGenerator`` shows what libheif
+    /// does. Its ``creationDate`` is the EXIF `DateTimeOriginal` (with sub-seconds and offset),
+    /// else the file's modification time; ``metadata`` is empty.
     public init(url: URL, id: String? = nil) throws(CaptureError) {
-        let info = try MediaFileInfo(contentsOf: url, countingFrames: false)
+        let id = id ?? url.standardizedFileURL.path
+        if HEIFImage.isHEIF(url) {
+            try self.init(heif: HEIFImage(url: url), url: url, id: id)
+        } else {
+            try self.init(probe: MediaFileInfo(contentsOf: url, countingFrames: false), url: url, id: id)
+        }
+    }
+
+    /// An asset from FFmpeg's probe of its file.
+    private init(probe info: MediaFileInfo, url: URL, id: String) {
         let video = info.videoStream
         let isPhoto = video.map { Self.isStill($0, container: info.container) } ?? false
         kind = isPhoto ? .photo : .video
-        self.id = id ?? url.standardizedFileURL.path
+        self.id = id
         fileURL = url
         metadata = info.metadata
         duration = isPhoto ? .zero : (info.duration ?? video?.duration ?? info.audioStream?.duration ?? .zero)
@@ -96,6 +114,7 @@ public struct MediaAsset: Sendable, Hashable, Identifiable {
         container.hasSuffix("_pipe") || container == "image2" || container.contains("heif") && (stream.frameCount ?? 1) <= 1
     }
 
+    /// The `creation_time` tag, else the file's modification time.
     private static func creationDate(metadata: [String: String], url: URL) -> Date {
         if let tag = metadata["creation_time"] {
             let formatter = ISO8601DateFormatter()
@@ -104,6 +123,11 @@ public struct MediaAsset: Sendable, Hashable, Identifiable {
             formatter.formatOptions = [.withInternetDateTime]
             if let date = formatter.date(from: tag) { return date }
         }
+        return modificationDate(of: url)
+    }
+
+    /// When the file at `url` was last written (now, when it cannot be read).
+    static func modificationDate(of url: URL) -> Date {
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
         return attributes?[.modificationDate] as? Date ?? Date()
     }

@@ -5,7 +5,7 @@ import Foundation
 
 extension MediaLibrary {
     /// ``saveImage(_:fileExtension:creationDate:)`` off the caller's thread.
-    public func saveImage(_ data: Data, fileExtension: String = "jpg", creationDate: Date? = nil) async throws(CaptureError) -> MediaAsset {
+    public func saveImage(_ data: Data, fileExtension: String? = nil, creationDate: Date? = nil) async throws(CaptureError) -> MediaAsset {
         try await offload { () throws(CaptureError) in try self.saveImage(data, fileExtension: fileExtension, creationDate: creationDate) }
     }
 
@@ -28,7 +28,7 @@ extension MediaLibrary {
     /// gets the asset or the error on `queue` (the main queue by default, as UIKit's
     /// `UIImageWriteToSavedPhotosAlbum` — a command-line program that never runs its main
     /// queue should pass another).
-    public func saveImage(_ data: Data, fileExtension: String = "jpg", creationDate: Date? = nil, queue: DispatchQueue = .main,
+    public func saveImage(_ data: Data, fileExtension: String? = nil, creationDate: Date? = nil, queue: DispatchQueue = .main,
                           completion: @escaping @Sendable (Result<MediaAsset, CaptureError>) -> Void) {
         dispatch(to: queue, completion) { () throws(CaptureError) in
             try self.saveImage(data, fileExtension: fileExtension, creationDate: creationDate)

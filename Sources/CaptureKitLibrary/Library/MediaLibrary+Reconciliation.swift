@@ -84,8 +84,7 @@ extension MediaLibrary {
         let asset: MediaAsset?
         switch kind {
         case .photo:
-            let format = MediaLibraryImageFormat(fileExtension: url.pathExtension)
-            asset = try? inspectImage(at: url, id: id, format: format)
+            asset = try? inspectImage(at: url, id: id)
         case .video:
             asset = try? MediaAsset(url: url, id: id)
         }

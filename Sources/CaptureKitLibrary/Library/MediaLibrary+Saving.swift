@@ -7,34 +7,42 @@ extension MediaLibrary {
     /// Saves an encoded image — JPEG, PNG or HEIF bytes, e.g. `CapturePhoto.fileDataRepresentation()`
     /// — as a new photo, and returns it with its library id.
     ///
-    /// `fileExtension` (`jpg`, `jpeg`, `png`, `heic` or `heif`) must name the format the bytes
-    /// are in: the first bytes are checked. `creationDate` (default: now) is indexed and set as
-    /// the file's modification time. The file is written under a generated name (see the
-    /// type's notes) atomically, then indexed.
+    /// The format is read from the first bytes: JPEG's SOI marker, PNG's signature, or an ISO
+    /// `ftyp` box with a HEIF brand (`heic`, `heix`, `mif1`, …). With no `fileExtension` (the
+    /// default) the file is named for that format (`.jpg`, `.png`, `.heic`), as `PHAssetCreationRequest`
+    /// takes data without a name; a `fileExtension` given (`jpg`, `jpeg`, `png`, `heic` or `heif`)
+    /// is kept, and must name the format the bytes are in. `creationDate` (default: now) is indexed
+    /// and set as the file's modification time. The file is written under a generated name (see
+    /// the type's notes) atomically, then indexed.
     ///
     /// Throws `.invalidArgument` for an unknown extension or one that does not match the bytes,
     /// `.unsupportedFile` for bytes that are not a JPEG, PNG or HEIF image, `.corruptFile` for
     /// an image that cannot be read, `.diskFull`/`.fileError` when it cannot be written; in
     /// every case nothing is left in the library.
-    public func saveImage(_ data: Data, fileExtension: String = "jpg", creationDate: Date? = nil) throws(CaptureError) -> MediaAsset {
-        guard let named = MediaLibraryImageFormat(fileExtension: fileExtension) else {
-            throw .invalidArgument("'\(fileExtension)' is not an image extension the library takes (jpg, jpeg, png, heic, heif)")
+    public func saveImage(_ data: Data, fileExtension: String? = nil, creationDate: Date? = nil) throws(CaptureError) -> MediaAsset {
+        var named: MediaLibraryImageFormat?
+        if let fileExtension {
+            guard let format = MediaLibraryImageFormat(fileExtension: fileExtension) else {
+                throw .invalidArgument("'\(fileExtension)' is not an image extension the library takes (jpg, jpeg, png, heic, heif)")
+            }
+            named = format
         }
         guard let format = MediaLibraryImageFormat(contentsOf: data) else {
             let start = data.prefix(8).map { String($0, radix: 16) }.joined(separator: " ")
             throw CaptureError(.unsupportedFile, "the data (\(data.count) bytes, starting \(start.isEmpty ? "nowhere" : start)) is not a JPEG, PNG or HEIF image")
         }
-        guard format == named else {
+        if let named, let fileExtension, format != named {
             throw .invalidArgument("the data is a \(format.rawValue.uppercased()) image, but the extension '\(fileExtension)' says \(named.rawValue.uppercased())")
         }
-        let fileExtension = fileExtension.hasPrefix(".") ? String(fileExtension.dropFirst()).lowercased() : fileExtension.lowercased()
+        let fileExtension = fileExtension.map { $0.hasPrefix(".") ? String($0.dropFirst()).lowercased() : $0.lowercased() }
+            ?? format.preferredFileExtension
         let date = creationDate ?? Date()
         return try store(kind: .photo, fileExtension: fileExtension, creationDate: date) { (path) throws(CaptureError) in
             try Self.writeFile(path, modificationDate: date) { (descriptor) throws(CaptureError) in
                 try MediaLibraryFileSystem.write(data, to: descriptor, path: path)
             }
         } inspect: { (url, id) throws(CaptureError) in
-            try Self.inspectImage(at: url, id: id, format: format)
+            try Self.inspectImage(at: url, id: id)
         }
     }
 
@@ -217,17 +225,10 @@ extension MediaLibrary {
         return restore
     }
 
-    /// Reads a photo the library is saving: FFmpeg for JPEG and PNG, libheif for HEIF (which
-    /// FFmpeg before 6.1 cannot open). Throws `.corruptFile` for an image that cannot be read
-    /// or has no size.
-    package static func inspectImage(at url: URL, id: String, format: MediaLibraryImageFormat?) throws(CaptureError) -> MediaAsset {
-        if format == .heif {
-            let image = try HEIFImage(url: url)
-            let size = MediaAsset.Size(width: image.width, height: image.height)
-            var status = stat()
-            let date = stat(url.path, &status) == 0 ? MediaLibraryFileSystem.modificationDate(of: status) : Date()
-            return MediaAsset(indexedID: id, kind: .photo, fileURL: url, creationDate: date, duration: .zero, naturalSize: size)
-        }
+    /// Reads a photo the library is saving or finds: ``MediaAsset/init(url:id:)``, which reads
+    /// HEIF with libheif (FFmpeg before 6.1 cannot open it) and JPEG and PNG with FFmpeg.
+    /// Throws `.corruptFile` for an image that cannot be read or has no size.
+    package static func inspectImage(at url: URL, id: String) throws(CaptureError) -> MediaAsset {
         let asset: MediaAsset
         do throws(CaptureError) {
             asset = try MediaAsset(url: url, id: id)

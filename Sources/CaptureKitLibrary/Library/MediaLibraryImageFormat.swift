@@ -21,6 +21,10 @@ package enum MediaLibraryImageFormat: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The extension a file of this format is given when the caller names none: `jpg`, `png`,
+    /// `heic` (what `AVCapturePhoto` files are called).
+    package var preferredFileExtension: String { fileExtensions[0] }
+
     /// The format an extension names (`jpg`, `JPEG`, `.png`, `heic`…), nil for any other.
     package init?(fileExtension: String) {
         let name = fileExtension.hasPrefix(".") ? String(fileExtension.dropFirst()).lowercased() : fileExtension.lowercased()
@@ -42,20 +46,10 @@ package enum MediaLibraryImageFormat: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// HEIF brands: HEVC images and sequences, and the generic image-file brands.
-    private static let heifBrands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx", "hevm", "hevs", "mif1", "msf1"]
-
-    /// An `ftyp` box first, with a HEIF brand among its major and compatible brands.
+    /// An `ftyp` box first, with a HEIF image or sequence brand among its major and compatible
+    /// brands (AVIF files carry `mif1`, so they count as HEIF here as they do for libheif).
     private static func isHEIF(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count >= 16, Array(bytes[4..<8]) == Array("ftyp".utf8) else { return false }
-        let boxSize = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
-        let end = min(bytes.count, max(16, boxSize))
-        var brands = [String(decoding: bytes[8..<12], as: UTF8.self)]
-        var offset = 16
-        while offset + 4 <= end {
-            brands.append(String(decoding: bytes[offset..<offset + 4], as: UTF8.self))
-            offset += 4
-        }
-        return brands.contains { heifBrands.contains($0) }
+        guard let box = FileTypeBox(bytes) else { return false }
+        return box.brands.contains { FileTypeBox.heifImageBrands.contains($0) || FileTypeBox.heifSequenceBrands.contains($0) }
     }
 }

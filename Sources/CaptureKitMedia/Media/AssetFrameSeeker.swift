@@ -33,15 +33,11 @@ package final class AssetFrameSeeker: AssetFrameSource, @unchecked Sendable {
         }
     }
 
-    /// The frames of the file at `url`: through FFmpeg, or through libheif for a HEIF or AVIF
-    /// image FFmpeg cannot open.
+    /// The frames of the file at `url`: through libheif for a HEIF or AVIF still (by its
+    /// `ftyp` brands, as `MediaAsset` tells them), through FFmpeg for anything else.
     package static func source(url: URL, isPhoto: Bool) throws(CaptureError) -> any AssetFrameSource {
-        do throws(CaptureError) {
-            return try AssetFrameSeeker(url: url, isPhoto: isPhoto)
-        } catch {
-            guard error.code == .unsupportedFile, HEIFImage.isHEIF(url) else { throw error }
-            return try HEIFFrameSource(url: url)
-        }
+        if HEIFImage.isHEIF(url) { return try HEIFFrameSource(url: url) }
+        return try AssetFrameSeeker(url: url, isPhoto: isPhoto)
     }
 
     package let url: URL

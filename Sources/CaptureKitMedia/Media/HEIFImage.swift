@@ -4,8 +4,8 @@ internal import CHeif
 import Foundation
 
 /// A HEIF (or AVIF) still read with libheif: FFmpeg before 6.1 has no HEIF demuxer, so the
-/// probe (``MediaFileInfo``), the library and the thumbnails (``AssetFrameSeeker``) read HEIF
-/// files here. The picture is the primary image as libheif shows it — turned and mirrored by
+/// probe (``MediaFileInfo``), the library's assets (`MediaAsset`, its EXIF date through
+/// ``exifPayload()``) and the thumbnails (``AssetFrameSeeker``) read HEIF files here. The picture is the primary image as libheif shows it — turned and mirrored by
 /// its `irot`/`imir` boxes, which is how CaptureKit writes a photo's orientation — so its size
 /// is the upright size and it needs no further transform.
 package final class HEIFImage {
@@ -30,15 +30,17 @@ package final class HEIFImage {
     /// context lives.
     private let memory: UnsafeMutableRawBufferPointer?
 
-    /// Whether the file at `url` starts like a HEIF or AVIF file libheif reads (its `ftyp`
-    /// brands).
+    /// Whether the file at `url` starts like a HEIF or AVIF still (its `ftyp` brands).
     package static func isHEIF(_ url: URL) -> Bool {
         head(of: url).map(isHEIF) ?? false
     }
 
-    /// Whether `data` starts like a HEIF or AVIF file libheif reads. Wraps `heif_check_filetype`.
+    /// Whether `data` starts like a HEIF or AVIF still: a HEIF image brand (`heic`, `heix`,
+    /// `mif1`…) or `avif` among its `ftyp` brands (``FileTypeBox``), or a file
+    /// `heif_check_filetype` says libheif reads.
     package static func isHEIF(_ data: Data) -> Bool {
         guard initialized, data.count >= 12 else { return false }
+        if FileTypeBox(data)?.isHEIFImage == true { return true }
         return Data(data.prefix(64)).withUnsafeBytes { bytes in
             heif_check_filetype(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(bytes.count)) == heif_filetype_yes_supported
         }
@@ -114,6 +116,25 @@ package final class HEIFImage {
         memory?.deallocate()
     }
 
+    /// The primary image's EXIF block as a JPEG's APP1 payload (`"Exif\0\0"` and the TIFF
+    /// structure, what ``EXIFReader`` reads), or nil when it has none or it is damaged. Wraps
+    /// `heif_image_handle_get_list_of_metadata_block_IDs` and `heif_image_handle_get_metadata`;
+    /// an `Exif` item starts with the 32-bit offset of the TIFF header after those 4 bytes.
+    package func exifPayload() -> [UInt8]? {
+        var id: heif_item_id = 0
+        guard heif_image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &id, 1) == 1 else { return nil }
+        let size = heif_image_handle_get_metadata_size(handle, id)
+        guard size > 4, size <= 1 << 24 else { return nil }
+        var block = [UInt8](repeating: 0, count: size)
+        let read = block.withUnsafeMutableBytes { heif_image_handle_get_metadata(handle, id, $0.baseAddress) }
+        guard read.code == heif_error_Ok else { return nil }
+        let offset = Int(block[0]) << 24 | Int(block[1]) << 16 | Int(block[2]) << 8 | Int(block[3])
+        guard offset < size - 4 - 8 else { return nil }
+        let tiff = block[(4 + offset)...]
+        guard tiff.starts(with: Array("II*\0".utf8)) || tiff.starts(with: Array("MM\0*".utf8)) else { return nil }
+        return Array("Exif".utf8) + [0, 0] + tiff
+    }
+
     /// Decodes the picture into `frame` as RGBA (or opaque RGB in RGBA), replacing what it
     /// held. Wraps `heif_decode_image` (`heif_chroma_interleaved_RGBA`) and
     /// `heif_image_get_plane_readonly`; throws `.corruptFile` for data libheif cannot decode.
@@ -154,9 +175,7 @@ package final class HEIFImage {
 
     /// AVIF's brands (`avif`, `avis`) as the file's major brand.
     private static func isAVIF(_ head: Data) -> Bool {
-        guard head.count >= 12 else { return false }
-        let brand = String(decoding: head[head.startIndex + 8..<head.startIndex + 12], as: UTF8.self)
-        return brand == "avif" || brand == "avis"
+        FileTypeBox(head)?.isAVIF ?? false
     }
 
     private static func failure(_ error: heif_error, _ operation: String, _ path: String?) -> CaptureError {

@@ -64,8 +64,10 @@ public struct RecordedMovie: Sendable {
     public let fileSize: Int64
     /// Video frames written.
     public let videoFrameCount: Int
-    /// Samples the recording could not keep (queue full while the encoder was behind), and
-    /// frames the device skipped or could not capture while it was away.
+    /// Samples the recording could not keep (queue full, or a frame too late, while the
+    /// encoder was behind), and frames the device skipped or could not capture while it was
+    /// away — only those inside the recording, so the video frames in the file and the video
+    /// drops add up to exactly the frames the camera produced from the first frame to the end.
     public let droppedSampleCount: Int
     /// Where the camera was away while the recording went on
     /// (``CaptureMovieFileOutput/InterruptionBehavior/continueRecording``): the picture holds

@@ -129,9 +129,24 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
         state.withLock { $0.settings[ObjectIdentifier(connection)] = settings }
     }
 
-    /// The video codecs this machine's FFmpeg can encode (`availableVideoCodecTypes`).
+    /// Every video codec this machine's FFmpeg can encode, whether or not a live recording
+    /// keeps up with it (HEVC through libx265 included). To choose a codec for recording from a
+    /// camera, use ``availableVideoCodecTypes``; to record a file device (which waits for the
+    /// encoder) any of these will do. What encodes each: ``MovieOutputSettings/VideoCodec/info``.
     public var availableVideoCodecs: [MovieOutputSettings.VideoCodec] {
-        MovieOutputSettings.VideoCodec.allCases.filter { FFmpeg.hasEncoder($0.encoderName) }
+        MovieOutputSettings.VideoCodec.allCases.filter(\.info.isAvailable)
+    }
+
+    /// The video codecs a live recording at the session's format keeps up with, in order of
+    /// preference — the first is the default (`availableVideoCodecTypes`). AVFoundation lists
+    /// hardware encoders; every encoder here is software (``VideoCodecInfo``), so the list holds
+    /// those no dearer than H.264 at its live preset: `[.h264, .mjpeg]`. HEVC (libx265, about
+    /// four times H.264's CPU per frame) is in ``availableVideoCodecs`` but not here, and would
+    /// be only with a hardware encoder. Judged for the formats the presets give up to 1920×1080
+    /// at 30 fps on a 2-core machine; at larger formats a slow machine may still fall behind,
+    /// and the recording then drops frames and counts them (``droppedSampleCount``).
+    public var availableVideoCodecTypes: [MovieOutputSettings.VideoCodec] {
+        availableVideoCodecs.filter(\.info.isSuitedToRealTimeRecording)
     }
 
     // MARK: Recording
@@ -158,7 +173,11 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
     /// The last finished recording, for code that cannot `await` ``finishRecording()``.
     public var lastRecordedMovie: RecordedMovie? { lastMovie.withLock { $0 } }
 
-    /// Samples missing so far: refused because the encoder was behind, or skipped by the device.
+    /// Samples of the recording missing so far: dropped because the encoder was behind (its
+    /// queue, bounded at about 1.5 s of video, was full, or a frame waited too long), or skipped
+    /// by the device. Only samples inside the recording count (from its first frame to its
+    /// stop or maximum duration, outside pauses), so the file's frames and the video drops add
+    /// up to exactly the frames the camera produced in that time.
     public var droppedSampleCount: Int { state.withLock { $0.recording?.progress.withLock { $0.dropped } ?? 0 } }
 
     /// Starts recording to `url` (`startRecording(to:recordingDelegate:)`); the container
@@ -282,8 +301,9 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
     }
 
     override func deviceDidDrop(count: Int, from connection: CaptureConnection) {
-        // Frames the device itself skipped are missing from the movie too: counted, not hidden.
-        state.withLock { $0.recording }?.progress.withLock { $0.dropped += count }
+        // Frames the device itself skipped are missing from the movie too: counted, not hidden
+        // (by the recording, in their place, so only those inside the recording count).
+        state.withLock { $0.recording }?.deviceSkipped(count: count, video: connection.mediaType == .video)
     }
 
     override func sessionDidStopRunning() {

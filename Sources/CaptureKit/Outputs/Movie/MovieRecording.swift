@@ -61,6 +61,11 @@ final class MovieRecording: @unchecked Sendable {
         var fileSize: Int64 = 0
         var videoFrames = 0
         var audioSamples: Int64 = 0
+        /// Samples of the recording missing from the file: video frames and audio buffers the
+        /// queue refused, frames the pace dropped, samples the device skipped — each counted
+        /// only when it falls inside the recording (from time zero to the stop or the maximum
+        /// duration, outside pauses), so the file's frames and these add up to exactly the
+        /// frames the camera produced in that time.
         var dropped = 0
         var paused = false
         var videoGaps: [VideoGap] = []
@@ -174,11 +179,18 @@ final class MovieRecording: @unchecked Sendable {
         }
     }
 
-    /// Offers a sample from a device thread; false when it had to be dropped.
+    /// Offers a sample from a device thread. A sample the full queue refuses is noted in its
+    /// place and counted by the encoder thread if it belongs to the recording.
     func offer(_ sample: SampleBuffer) {
-        if queue.push(sample, holdBack: configuration.holdBack) == .full {
-            progress.withLock { $0.dropped += 1 }
-        }
+        _ = queue.push(sample, holdBack: configuration.holdBack)
+    }
+
+    /// The device skipped `count` samples after the last one it delivered (from a device
+    /// thread, in order with its samples): counted by the encoder thread as far as they fall
+    /// inside the recording.
+    func deviceSkipped(count: Int, video: Bool) {
+        guard count > 0 else { return }
+        queue.push(.skipped(count: count, video: video))
     }
 
     // MARK: Encoder thread
@@ -188,6 +200,21 @@ final class MovieRecording: @unchecked Sendable {
             switch item {
             case .sample(let sample):
                 if sample.mediaType == .video { try handleVideo(sample) } else { try handleAudio(sample) }
+            case .refused(let run):
+                if run.video {
+                    let duration = run.duration.isNumeric ? run.duration : configuration.video?.frameDuration ?? .zero
+                    for index in 0..<run.count where !finished { try missedVideo(at: run.time(at: index), duration: duration) }
+                } else {
+                    missedAudio(run.count)
+                }
+            case .skipped(let count, let video):
+                if video {
+                    // The frames after the last one seen; none before the recording's first.
+                    guard let start = horizon, let duration = configuration.video?.frameDuration else { break }
+                    for index in 0..<count where !finished { try missedVideo(at: start + duration * Int64(index), duration: duration) }
+                } else {
+                    missedAudio(count)
+                }
             case .pause(let time):
                 timeline.requestPause(at: time)
             case .resume(let time):
@@ -294,6 +321,38 @@ final class MovieRecording: @unchecked Sendable {
         }
         try flushAudio(upTo: pts + duration)
         try checkLimits(at: fileTime + duration)
+    }
+
+    /// A video frame that never reached the encoder — refused by the full queue, or skipped by
+    /// the device — decided as one the pace drops: it ends a stopped recording or one at its
+    /// maximum duration as a frame would, and is counted dropped only when the file would have
+    /// held it (after time zero, outside a pause). So the frames in the file and those counted
+    /// are exactly the frames the camera produced inside the recording, whatever was lost.
+    private func missedVideo(at pts: MediaTime, duration: MediaTime) throws(CaptureError) {
+        guard videoEncoder != nil, timeline.origin != nil else { return }
+        if stopRequest != nil {
+            try finish(nil)
+            return
+        }
+        horizon = max(horizon ?? pts, pts + duration)
+        var transitions: [RecordingTimeline.Transition] = []
+        let decision = timeline.admitVideo(at: pts, lastWrittenEnd: videoEnd, transitions: &transitions)
+        transitions.forEach(report)
+        if case .write(let fileTime) = decision {
+            if let limit = configuration.maxDuration, fileTime + duration > limit {
+                try finish(stopError(.maximumDurationReached, "the recording reached its maximum duration of \(limit.seconds) s"))
+                return
+            }
+            progress.withLock { $0.dropped += 1 }
+        }
+        try flushAudio(upTo: pts + duration)
+    }
+
+    /// Audio buffers the queue refused or the device skipped: counted while the recording
+    /// runs (after time zero, before the stop, outside a pause), where the file lacks them.
+    private func missedAudio(_ count: Int) {
+        guard audioEncoder != nil, timeline.origin != nil, stopRequest == nil, !timeline.isPaused else { return }
+        progress.withLock { $0.dropped += count }
     }
 
     /// Writes a video packet and tells the pace when the frame left the encoder.
