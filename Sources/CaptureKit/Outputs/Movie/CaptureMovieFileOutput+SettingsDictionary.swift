@@ -7,7 +7,4 @@ extension CaptureMovieFileOutput {
         if let codec = dictionary[VideoCodecKey] as? VideoCodecType { settings.videoCodec = codec }
         setOutputSettings(settings, for: connection)
     }
-
-    // TEMPORARY until the codec-honesty branch lands.
-    public var availableVideoCodecTypes: [VideoCodecType] { availableVideoCodecs.filter { $0 != .hevc } }
 }
