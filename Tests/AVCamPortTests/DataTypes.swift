@@ -6,18 +6,18 @@ import Foundation
 /// The capture modes the app supports.
 enum CaptureMode: String, Identifiable, CaseIterable, Sendable {
     var id: Self { self }
-    /// A mode that enables photo capture.
+    /// Photos.
     case photo
-    /// A mode that enables video capture.
+    /// Movies.
     case video
 }
 
 /// What the capture service is doing.
 enum CaptureActivity: Equatable, Sendable {
     case idle
-    /// A status that indicates the capture service is performing photo capture.
+    /// Taking a photo.
     case photoCapture(willCapture: Bool = false, isLivePhoto: Bool = false)
-    /// A status that indicates the capture service is performing movie capture.
+    /// Recording, for `duration` seconds so far.
     case movieCapture(duration: TimeInterval = 0.0)
 
     var isRecording: Bool {
@@ -35,7 +35,7 @@ struct Photo: Sendable {
 
 /// A movie the app recorded.
 struct Movie: Sendable {
-    /// The temporary location of the file on disk.
+    /// Where the file is.
     let url: URL
 }
 
@@ -83,7 +83,7 @@ enum CameraError: Error {
     case deniedAuthorization
 }
 
-/// An object that provides the interface for the features of a capture output.
+/// What the service needs of each output helper.
 protocol OutputService {
     associatedtype Output: CaptureOutput
     var output: Output { get }
@@ -95,7 +95,6 @@ protocol OutputService {
 
 extension OutputService {
     func setVideoRotationAngle(_ angle: CGFloat) {
-        // Set the rotation angle on the output object's video connection.
         output.connection(with: .video)?.videoRotationAngle = angle
     }
     func updateConfiguration(for device: CaptureDevice) {}

@@ -2,7 +2,7 @@ import CaptureKit
 
 // AVCam's DeviceLookup, ported with the renames in docs/porting-from-avfoundation.md.
 
-/// Finds the cameras and microphones the app can use.
+/// Finds the cameras and the microphone the service uses.
 final class DeviceLookup {
     private let frontCameraDiscoverySession: CaptureDevice.DiscoverySession
     private let backCameraDiscoverySession: CaptureDevice.DiscoverySession
@@ -18,13 +18,13 @@ final class DeviceLookup {
         externalCameraDiscoverSession = CaptureDevice.DiscoverySession(deviceTypes: [.external],
                                                                        mediaType: .video,
                                                                        position: .unspecified)
-        // If the host doesn't currently define a system-preferred camera, set the user's preferred selection to the back camera.
+        // With no preferred camera yet, start from the back one.
         if CaptureDevice.systemPreferredCamera == nil {
             CaptureDevice.userPreferredCamera = backCameraDiscoverySession.devices.first
         }
     }
 
-    /// Returns the system-preferred camera for the host system.
+    /// The camera to start with.
     var defaultCamera: CaptureDevice {
         get throws {
             guard let videoDevice = CaptureDevice.systemPreferredCamera else {
@@ -34,7 +34,7 @@ final class DeviceLookup {
         }
     }
 
-    /// Returns the default microphone for the device on which the app runs.
+    /// The microphone to record with.
     var defaultMic: CaptureDevice {
         get throws {
             guard let audioDevice = CaptureDevice.default(for: .audio) else {
@@ -45,7 +45,6 @@ final class DeviceLookup {
     }
 
     var cameras: [CaptureDevice] {
-        // Populate the cameras array with the available cameras.
         var cameras: [CaptureDevice] = []
         if let backCamera = backCameraDiscoverySession.devices.first {
             cameras.append(backCamera)
@@ -53,7 +52,7 @@ final class DeviceLookup {
         if let frontCamera = frontCameraDiscoverySession.devices.first {
             cameras.append(frontCamera)
         }
-        // iPadOS supports connecting external cameras.
+        // A USB camera, where one is plugged in.
         if let externalCamera = externalCameraDiscoverSession.devices.first {
             cameras.append(externalCamera)
         }

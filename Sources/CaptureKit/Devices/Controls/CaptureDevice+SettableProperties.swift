@@ -10,22 +10,14 @@ extension CaptureDevice {
     /// device has it and locked otherwise. Setting it calls ``setFocusMode(_:)``.
     public var focusMode: FocusMode {
         get { requested.withLock { $0.focusMode } ?? (isFocusModeSupported(.continuousAutoFocus) ? .continuousAutoFocus : .locked) }
-        set {
-            if applyingProperty("focusMode", { () throws(CaptureError) in try setFocusMode(newValue) }) {
-                requested.withLock { $0.focusMode = newValue }
-            }
-        }
+        set { record("focusMode", \.focusMode, newValue) { () throws(CaptureError) in try setFocusMode(newValue) } }
     }
 
     /// The exposure mode (`exposureMode`): the last one set, else continuous auto exposure where
     /// the device has it and locked otherwise. Setting it calls ``setExposureMode(_:)``.
     public var exposureMode: ExposureMode {
         get { requested.withLock { $0.exposureMode } ?? (isExposureModeSupported(.continuousAutoExposure) ? .continuousAutoExposure : .locked) }
-        set {
-            if applyingProperty("exposureMode", { () throws(CaptureError) in try setExposureMode(newValue) }) {
-                requested.withLock { $0.exposureMode = newValue }
-            }
-        }
+        set { record("exposureMode", \.exposureMode, newValue) { () throws(CaptureError) in try setExposureMode(newValue) } }
     }
 
     /// Where focus is aimed (`focusPointOfInterest`), (0, 0) top left to (1, 1) bottom right;
@@ -33,9 +25,8 @@ extension CaptureDevice {
     public var focusPointOfInterest: CGPoint {
         get { requested.withLock { $0.focusPointOfInterest } }
         set {
-            let point = NormalizedPoint(x: Double(newValue.x), y: Double(newValue.y))
-            if applyingProperty("focusPointOfInterest", { () throws(CaptureError) in try setFocusPointOfInterest(point) }) {
-                requested.withLock { $0.focusPointOfInterest = newValue }
+            record("focusPointOfInterest", \.focusPointOfInterest, newValue) { () throws(CaptureError) in
+                try setFocusPointOfInterest(NormalizedPoint(x: Double(newValue.x), y: Double(newValue.y)))
             }
         }
     }
@@ -45,9 +36,8 @@ extension CaptureDevice {
     public var exposurePointOfInterest: CGPoint {
         get { requested.withLock { $0.exposurePointOfInterest } }
         set {
-            let point = NormalizedPoint(x: Double(newValue.x), y: Double(newValue.y))
-            if applyingProperty("exposurePointOfInterest", { () throws(CaptureError) in try setExposurePointOfInterest(point) }) {
-                requested.withLock { $0.exposurePointOfInterest = newValue }
+            record("exposurePointOfInterest", \.exposurePointOfInterest, newValue) { () throws(CaptureError) in
+                try setExposurePointOfInterest(NormalizedPoint(x: Double(newValue.x), y: Double(newValue.y)))
             }
         }
     }
@@ -63,6 +53,12 @@ extension CaptureDevice {
     /// Posted when the scene in front of the camera changes a lot
     /// (`AVCaptureDevice.subjectAreaDidChangeNotification`); never posted on Linux.
     public static let subjectAreaDidChangeNotification = Notification.Name("CaptureDeviceSubjectAreaDidChange")
+
+    /// Runs `apply` for the property `name` and, when it takes, keeps `value` for the getter.
+    private func record<Value>(_ name: String, _ field: WritableKeyPath<RequestedDeviceSettings, Value>, _ value: Value,
+                               _ apply: () throws(CaptureError) -> Void) {
+        if applyingProperty(name, apply) { requested.withLock { $0[keyPath: field] = value } }
+    }
 
     /// Runs a throwing setter for a property; logs a refusal. Returns whether it took.
     @discardableResult

@@ -201,13 +201,29 @@ extension RealTimeCaptureTests {
                     }
                 }
                 defer { watcher.cancel() }
+                // The same events as AVFoundation's notifications, with the device as their object.
+                let notes = Recorder<String>()
+                let noteStreams = [CaptureDevice.wasConnectedNotification, CaptureDevice.wasDisconnectedNotification].map {
+                    NotificationCenter.default.notifications(named: $0)
+                }
+                let noteWatchers = noteStreams.map { stream in
+                    Task {
+                        for await note in stream {
+                            let id = (note.object as? CaptureDevice)?.uniqueID ?? "?"
+                            notes.append((note.name == CaptureDevice.wasConnectedNotification ? "+" : "-") + id)
+                        }
+                    }
+                }
+                defer { for watcher in noteWatchers { watcher.cancel() } }
                 let module = try daemon.loadModule("module-pipe-source", "source_name=hotmic", "file=\(daemon.directory)/hot.fifo",
                                                    "format=s16le", "rate=48000", "channels=1")
                 #expect(await events.wait(timeout: .seconds(30)) { $0.contains("+pulse:hotmic") }, "connected: \(events.items)")
+                #expect(await notes.wait(timeout: .seconds(30)) { $0.contains("+pulse:hotmic") }, "notified: \(notes.items)")
                 let device = try #require(CaptureDevice.device(uniqueID: "pulse:hotmic"))
                 #expect(device.isConnected && device.deviceType == .microphone)
                 try daemon.unloadModule(module)
                 #expect(await events.wait(timeout: .seconds(30)) { $0.contains("-pulse:hotmic") }, "disconnected: \(events.items)")
+                #expect(await notes.wait(timeout: .seconds(30)) { $0.contains("-pulse:hotmic") }, "notified: \(notes.items)")
                 #expect(!device.isConnected)
                 #expect(CaptureDevice.device(uniqueID: "pulse:hotmic") == nil)
             }
