@@ -66,13 +66,17 @@ extension RealTimeCaptureTests {
         }
 
         /// The promise of a live recording (``EncoderPace``): a SIGKILL at any moment loses at
-        /// most a second of what the camera had captured by then, at the default 1080p preset,
-        /// whatever the load (the encoder steps to a faster preset, then drops frames).
-        /// `scripts/crash-under-load.py` runs this 10 times per container beside two CPU hogs.
+        /// most a second of what the camera had captured by then, whatever the load (the encoder
+        /// steps to a faster preset, then drops frames). "Captured by then" is measured as the
+        /// wall time since the first frame, which counts frames the camera never made as lost:
+        /// so the suite records at VGA, where a debug build's virtual camera (30 times slower to
+        /// render than a release build's) keeps its rate beside CPU hogs. The default 1080p
+        /// preset is measured on a release build by `scripts/crash-under-load.py`, 10 kills per
+        /// container beside two CPU hogs.
         @Test(arguments: ["mov", "mp4", "mkv"])
         func sigkillLosesAtMostOneSecondOfWhatWasCaptured(container: String) async throws {
             let url = MovieFiles.path("killed", container)
-            let (child, terminal) = try startRecording([url.path, "--verbose"], output: FileHandle.nullDevice)
+            let (child, terminal) = try startRecording([url.path, "--verbose", "--preset", "vga640x480"], output: FileHandle.nullDevice)
             defer { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
             let started = await terminal.lines.wait(timeout: .seconds(60)) { Self.startTime($0) != nil }
             let start = try #require(started ? Self.startTime(terminal.lines.items) : nil, "no start line: \(terminal.lines.items.suffix(3))")
