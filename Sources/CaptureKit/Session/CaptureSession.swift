@@ -146,7 +146,7 @@ public final class CaptureSession: Sendable {
 
     /// Sets who receives the session's events and on which queue (the delegate is held weakly).
     public func setDelegate(_ delegate: (any CaptureSessionDelegate)?, queue: DispatchQueue?) {
-        eventHub.setDelegate(delegate, queue: queue, session: self)
+        eventHub.setDelegate(delegate, queue: queue)
     }
 
     /// Reports a failure that happened while running (from an output, for example).

@@ -7,9 +7,8 @@ final class EventHub: Sendable {
     private struct Listeners {
         weak var delegate: (any CaptureSessionDelegate)?
         var queue: DispatchQueue?
+        /// The session the hub belongs to: the delegate's argument and the notifications' object.
         weak var session: CaptureSession?
-        /// The session the hub belongs to, the object of its notifications.
-        weak var owner: CaptureSession?
     }
 
     private struct WeakSession: Sendable { weak var session: CaptureSession? }
@@ -24,14 +23,13 @@ final class EventHub: Sendable {
 
     /// Names the session whose events these are.
     func attach(to session: CaptureSession) {
-        listeners.withLock { $0.owner = session }
+        listeners.withLock { $0.session = session }
     }
 
-    func setDelegate(_ delegate: (any CaptureSessionDelegate)?, queue: DispatchQueue?, session: CaptureSession) {
+    func setDelegate(_ delegate: (any CaptureSessionDelegate)?, queue: DispatchQueue?) {
         listeners.withLock {
             $0.delegate = delegate
             $0.queue = queue ?? .main
-            $0.session = session
         }
     }
 
@@ -43,9 +41,9 @@ final class EventHub: Sendable {
         if let (name, userInfo) = CaptureSession.notification(for: event) {
             // Queued in order, so that an observer's block (which runs on the posting thread)
             // cannot stall the session.
-            let owner = listeners.withLock { WeakSession(session: $0.owner) }
+            let object = WeakSession(session: session)
             Self.notifications.async {
-                NotificationCenter.default.post(name: name, object: owner.session, userInfo: userInfo)
+                NotificationCenter.default.post(name: name, object: object.session, userInfo: userInfo)
             }
         }
         guard let delegate, let queue, let session else { return }
