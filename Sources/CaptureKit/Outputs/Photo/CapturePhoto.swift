@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One captured photo (`AVCapturePhoto`): the encoded file, the frame it was made from, its
 /// EXIF metadata, when it was captured and with which settings.
@@ -24,6 +25,8 @@ public final class CapturePhoto: Sendable {
     let source: SampleBuffer?
     /// The photo's size before any pixel turn: the frame's, or what it was scaled down to.
     let frameDimensions: PhotoDimensions
+    /// The preview image once made (``previewPixelBuffer``).
+    private let preview = Mutex<PixelBuffer?>(nil)
 
     init(resolvedSettings: CaptureResolvedPhotoSettings, source: SampleBuffer?, frameDimensions: PhotoDimensions,
          metadata: EXIFMetadata, fileData: Data?) {
@@ -68,6 +71,11 @@ public final class CapturePhoto: Sendable {
     public var previewPixelBuffer: PixelBuffer? {
         let size = resolvedSettings.previewDimensions
         guard size != .zero, let source, let format = resolvedSettings.previewPixelFormat else { return nil }
-        return try? source.converted(to: VideoTarget(pixelFormat: format, width: size.width, height: size.height)).pixelBuffer
+        return preview.withLock { preview in
+            if preview == nil {
+                preview = try? source.converted(to: VideoTarget(pixelFormat: format, width: size.width, height: size.height)).pixelBuffer
+            }
+            return preview
+        }
     }
 }
