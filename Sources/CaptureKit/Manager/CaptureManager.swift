@@ -7,10 +7,9 @@ import Synchronization
 /// how it went — or returns the results to `async` callers.
 ///
 /// ```swift
-/// let manager = try CaptureManager(library: .standard())
-/// manager.setDelegate(self)
+/// let manager = CaptureManager(library: try .standard())
 /// manager.captureStillImage()                       // → mediaCaptureImageFileSuccess, assetLibraryWriteImageSuccess
-/// try manager.startRecordingMovieFile()
+/// try await manager.startRecordingMovieFile()
 /// manager.stopRecordingMovieFile()                  // → mediaCaptureMovieFileSuccess, assetLibraryWriteMovieFileSuccess
 ///
 /// let saved = try await manager.takePhoto()         // the same, for new code

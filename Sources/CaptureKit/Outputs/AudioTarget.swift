@@ -2,6 +2,7 @@
 /// the device's (the typed form of `AVCaptureAudioDataOutput.audioSettings`).
 ///
 /// ```swift
+/// let output = CaptureAudioDataOutput()
 /// output.audioSettings = AudioTarget(sampleFormat: .f32, sampleRate: 16_000, channelCount: 1)
 /// ```
 public struct AudioTarget: Sendable, Hashable {

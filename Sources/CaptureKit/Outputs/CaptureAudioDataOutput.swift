@@ -8,7 +8,7 @@ import Synchronization
 /// ```swift
 /// let output = CaptureAudioDataOutput()
 /// output.audioSettings = AudioTarget(sampleFormat: .f32, sampleRate: 16_000, channelCount: 1)
-/// Task { for await buffer in output.sampleBuffers { meter(buffer.audioBuffer!) } }
+/// Task { for await sample in output.sampleBuffers { print(sample.audioBuffer?.floatSamples().max() ?? 0) } }
 /// try session.addOutput(output)
 /// ```
 public final class CaptureAudioDataOutput: SampleBufferOutput, @unchecked Sendable {

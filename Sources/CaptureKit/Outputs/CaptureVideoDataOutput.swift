@@ -4,9 +4,14 @@ import Synchronization
 /// pixel format and size you ask for.
 ///
 /// ```swift
+/// final class Frames: SampleBufferDelegate {
+///     func captureOutput(_ output: CaptureOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
+///         print(sampleBuffer.presentationTimeStamp.seconds)
+///     }
+/// }
 /// let output = CaptureVideoDataOutput()
 /// output.videoSettings = VideoTarget(pixelFormat: .bgra)
-/// output.setSampleBufferDelegate(myDelegate, queue: DispatchQueue(label: "frames"))
+/// output.setSampleBufferDelegate(Frames(), queue: DispatchQueue(label: "frames"))
 /// try session.addOutput(output)
 /// ```
 public final class CaptureVideoDataOutput: SampleBufferOutput, @unchecked Sendable {

@@ -61,7 +61,8 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
     /// readers only ever miss samples (they are counted as drops), they never slow capture.
     ///
     /// ```swift
-    /// for await sample in output.sampleBuffers.prefix(30) { … }
+    /// let output = CaptureVideoDataOutput()
+    /// for await sample in output.sampleBuffers.prefix(30) { print(sample.presentationTimeStamp) }
     /// ```
     public var sampleBuffers: AsyncStream<SampleBuffer> { streams.makeStream(bufferingPolicy: streamBuffering) }
 

@@ -37,7 +37,14 @@ public final class CaptureConnection: Sendable, Hashable {
     /// Video stabilization modes (`AVCaptureVideoStabilizationMode`). No Linux camera driver
     /// stabilizes, so only `.off` is ever active; see ``isVideoStabilizationSupported``.
     public enum VideoStabilizationMode: Sendable, Hashable {
-        case off, standard, cinematic, auto
+        /// No stabilization: the only mode a Linux camera has.
+        case off
+        /// Standard stabilization (never supported on Linux).
+        case standard
+        /// Stronger stabilization with more latency (never supported on Linux).
+        case cinematic
+        /// The system's choice (never supported on Linux).
+        case auto
     }
 
     /// The input ports feeding the connection.

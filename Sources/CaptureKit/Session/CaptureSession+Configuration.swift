@@ -34,7 +34,7 @@ extension CaptureSession {
     /// try session.configure {
     ///     session.sessionPreset = .hd1280x720
     ///     try session.addInput(CaptureDeviceInput(device: camera))
-    ///     try session.addOutput(movie)
+    ///     try session.addOutput(movieOutput)
     /// }
     /// ```
     ///

@@ -1,6 +1,7 @@
 /// A run of interleaved audio frames in one ``AudioFormat``.
 ///
 /// ```swift
+/// let buffer = sampleBuffer.audioBuffer!
 /// let levels = buffer.floatSamples()   // any sample format, as Float in −1...1
 /// ```
 public final class AudioBuffer: Sendable {

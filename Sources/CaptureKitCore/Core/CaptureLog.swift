@@ -11,7 +11,12 @@ import Synchronization
 public enum CaptureLog {
     /// How severe a line is.
     public enum Level: Int, Sendable, Comparable {
-        case error, warning, info
+        /// Something failed (it also arrives once as a ``CaptureError`` where it matters).
+        case error
+        /// Something unexpected that did not stop the work.
+        case warning
+        /// What happened, for `--verbose` output.
+        case info
 
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }

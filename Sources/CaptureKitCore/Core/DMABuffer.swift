@@ -10,6 +10,7 @@
 /// (`O_RDONLY | O_CLOEXEC`), so map it with `PROT_READ` only.
 ///
 /// ```swift
+/// let frame = sampleBuffer.pixelBuffer!
 /// let handed = frame.withDMABuffer { dma in (fd: dup(dma.fileDescriptor), planes: dma.planes) }
 /// ```
 public struct DMABuffer: ~Copyable, Sendable {

@@ -40,9 +40,13 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
     public enum RoundingMethod: Sendable {
         /// Round half away from zero (the default).
         case roundHalfAwayFromZero
+        /// Truncate: round toward zero.
         case roundTowardZero
+        /// Round away from zero.
         case roundAwayFromZero
+        /// Round up (ceiling).
         case roundTowardPositiveInfinity
+        /// Round down (floor).
         case roundTowardNegativeInfinity
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 
+/// Notifications as async sequences, as Darwin's Foundation has them.
 extension NotificationCenter {
     /// The notifications named `name` (from `object` only, when given) as an async sequence,
     /// from now until the task iterating it is cancelled — what Darwin's Foundation offers as
@@ -19,7 +20,7 @@ extension NotificationCenter {
     }
 }
 
-/// A notification as ``Foundation/NotificationCenter/notifications(named:object:)`` delivers it.
+/// A notification as ``FoundationEssentials/NotificationCenter/notifications(named:object:)`` delivers it.
 /// CaptureKit posts only `Sendable` objects and user-info values; another poster's are what it
 /// put there.
 // Unchecked Sendable: a read-only snapshot of a posted notification.

@@ -4,17 +4,17 @@ import Dispatch
 import Foundation
 
 extension MediaLibrary {
-    /// ``saveImage(_:fileExtension:creationDate:)`` off the caller's thread.
+    /// ``saveImage(_:fileExtension:creationDate:)-aq84`` off the caller's thread.
     public func saveImage(_ data: Data, fileExtension: String? = nil, creationDate: Date? = nil) async throws(CaptureError) -> MediaAsset {
         try await offload { () throws(CaptureError) in try self.saveImage(data, fileExtension: fileExtension, creationDate: creationDate) }
     }
 
-    /// ``saveImage(_:quality:creationDate:)`` off the caller's thread.
+    /// ``saveImage(_:quality:creationDate:)-1nl5i`` off the caller's thread.
     public func saveImage(_ buffer: PixelBuffer, quality: Int = 90, creationDate: Date? = nil) async throws(CaptureError) -> MediaAsset {
         try await offload { () throws(CaptureError) in try self.saveImage(buffer, quality: quality, creationDate: creationDate) }
     }
 
-    /// ``saveVideo(at:move:)`` off the caller's thread.
+    /// ``saveVideo(at:move:)-5et0o`` off the caller's thread.
     public func saveVideo(at url: URL, move: Bool = false) async throws(CaptureError) -> MediaAsset {
         try await offload { () throws(CaptureError) in try self.saveVideo(at: url, move: move) }
     }
@@ -24,7 +24,7 @@ extension MediaLibrary {
         try await offload { () throws(CaptureError) in try self.delete(asset) }
     }
 
-    /// ``saveImage(_:fileExtension:creationDate:)`` on the library's own queue; `completion`
+    /// ``saveImage(_:fileExtension:creationDate:)-aq84`` on the library's own queue; `completion`
     /// gets the asset or the error on `queue` (the main queue by default, as UIKit's
     /// `UIImageWriteToSavedPhotosAlbum` — a command-line program that never runs its main
     /// queue should pass another).
@@ -35,7 +35,7 @@ extension MediaLibrary {
         }
     }
 
-    /// ``saveImage(_:quality:creationDate:)`` on the library's own queue; `completion` gets
+    /// ``saveImage(_:quality:creationDate:)-1nl5i`` on the library's own queue; `completion` gets
     /// the asset or the error on `queue` (the main queue by default).
     public func saveImage(_ buffer: PixelBuffer, quality: Int = 90, creationDate: Date? = nil, queue: DispatchQueue = .main,
                           completion: @escaping @Sendable (Result<MediaAsset, CaptureError>) -> Void) {
@@ -44,7 +44,7 @@ extension MediaLibrary {
         }
     }
 
-    /// ``saveVideo(at:move:)`` on the library's own queue (`UISaveVideoAtPathToSavedPhotosAlbum`);
+    /// ``saveVideo(at:move:)-5et0o`` on the library's own queue (`UISaveVideoAtPathToSavedPhotosAlbum`);
     /// `completion` gets the asset or the error on `queue` (the main queue by default).
     public func saveVideo(at url: URL, move: Bool = false, queue: DispatchQueue = .main,
                           completion: @escaping @Sendable (Result<MediaAsset, CaptureError>) -> Void) {

@@ -14,7 +14,7 @@ extension MediaLibrary {
         "avi": ["avi"],
     ]
 
-    /// Whether the movie at `url` can be saved with ``saveVideo(at:move:)``
+    /// Whether the movie at `url` can be saved with ``saveVideo(at:move:)-5et0o``
     /// (`UIVideoAtPathIsCompatibleWithSavedPhotosAlbum`): a readable file that FFmpeg opens as
     /// a QuickTime/MP4, Matroska/WebM or AVI movie with a video stream in H.264, HEVC, MJPEG,
     /// MPEG-4, VP8, VP9, AV1 or ProRes. Otherwise `.incompatible` with the reason: a missing

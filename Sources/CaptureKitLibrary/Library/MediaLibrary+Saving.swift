@@ -49,7 +49,7 @@ extension MediaLibrary {
     /// Saves a frame as a new JPEG photo (libjpeg-turbo, from the YUV planes, with an EXIF
     /// block giving `creationDate` as DateTimeOriginal and the pixel size) and returns it.
     /// `quality` is 1...100. Throws `.invalidArgument` for a quality out of range, and as
-    /// ``saveImage(_:fileExtension:creationDate:)``.
+    /// ``saveImage(_:fileExtension:creationDate:)-aq84``.
     public func saveImage(_ buffer: PixelBuffer, quality: Int = 90, creationDate: Date? = nil) throws(CaptureError) -> MediaAsset {
         let date = creationDate ?? Date()
         var metadata = EXIFMetadata()

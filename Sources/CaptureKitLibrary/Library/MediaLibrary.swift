@@ -10,12 +10,15 @@ import Synchronization
 ///
 /// ```swift
 /// let library = try MediaLibrary.standard()       // ~/Pictures/CaptureKit, ~/Videos/CaptureKit
-/// let photo = try library.saveImage(jpegData)     // or a PixelBuffer, encoded as JPEG
+/// let jpegData = try Data(contentsOf: URL(fileURLWithPath: "photo.jpg"))
+/// let photo = try await library.saveImage(jpegData)     // or a PixelBuffer, encoded as JPEG
+/// let clip = URL(fileURLWithPath: "clip.mov")
 /// if library.isVideoCompatible(at: clip).isCompatible {
-///     let movie = try library.saveVideo(at: clip, move: true)
+///     let movie = try await library.saveVideo(at: clip, move: true)
+///     print(movie.fileURL.path)
 /// }
 /// for asset in try library.assets(kind: .photo) { print(asset.id, asset.creationDate, asset.fileURL.path) }
-/// try library.delete(photo)
+/// try await library.delete(photo)
 /// ```
 ///
 /// **Files.** Every file's name is made by the library (`yyyyMMdd-HHmmss-<UUID>.<ext>`, the

@@ -6,7 +6,7 @@ import CaptureKitMedia
 ///
 /// ```swift
 /// switch library.isVideoCompatible(at: url) {
-/// case .compatible: _ = try library.saveVideo(at: url, move: false)
+/// case .compatible: _ = try await library.saveVideo(at: url)
 /// case .incompatible(let reason): print("not saved: \(reason)")
 /// }
 /// ```

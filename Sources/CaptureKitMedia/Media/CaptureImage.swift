@@ -5,6 +5,7 @@ import Foundation
 /// look at, encode to JPEG or PNG, and write to a file.
 ///
 /// ```swift
+/// let jpeg = try Data(contentsOf: url)
 /// let image = try CaptureImage(data: jpeg)                       // UIImage(data:)
 /// let png = image.pngData()                                      // UIImage.pngData()
 /// let small = image.jpegData(compressionQuality: 0.8)            // UIImage.jpegData(compressionQuality:)

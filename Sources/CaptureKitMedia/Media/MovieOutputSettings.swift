@@ -58,6 +58,19 @@ public struct MovieOutputSettings: Sendable, Hashable {
 
     /// x264/x265 presets.
     public enum EncoderPreset: String, Sendable, Hashable, CaseIterable {
-        case ultrafast, superfast, veryfast, faster, fast, medium, slow
+        /// The fastest preset and the largest files.
+        case ultrafast
+        /// What live recordings start with when `veryfast` is asked for, to keep up.
+        case superfast
+        /// The default (a live recording starts one step faster, at `superfast`).
+        case veryfast
+        /// Smaller files for more CPU.
+        case faster
+        /// Smaller files for more CPU.
+        case fast
+        /// x264's own default; better suited to encoding files than live capture.
+        case medium
+        /// The smallest files; for offline encoding.
+        case slow
     }
 }

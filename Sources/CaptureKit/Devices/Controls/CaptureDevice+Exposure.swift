@@ -1,7 +1,15 @@
 extension CaptureDevice {
     /// How exposure is chosen (`AVCaptureDevice.ExposureMode`).
     public enum ExposureMode: String, Sendable, Hashable, CaseIterable {
-        case locked, autoExpose, continuousAutoExposure, custom
+        /// Exposure stays where it is (V4L2's manual exposure, at the current time).
+        case locked
+        /// Exposure adjusts once and then locks. No V4L2 control does this, so never supported.
+        case autoExpose
+        /// The camera keeps adjusting exposure (V4L2's auto or aperture-priority exposure).
+        case continuousAutoExposure
+        /// Exposure is the time set with ``CaptureDevice/setExposureModeCustom(duration:)``
+        /// (V4L2's manual exposure).
+        case custom
     }
 
     /// Whether `mode` can be set (`isExposureModeSupported(_:)`): the exposure control's menu

@@ -1,7 +1,12 @@
 extension CaptureDevice {
     /// How the lens focuses (`AVCaptureDevice.FocusMode`).
     public enum FocusMode: String, Sendable, Hashable, CaseIterable {
-        case locked, autoFocus, continuousAutoFocus
+        /// The lens stays where it is (continuous autofocus off, or a set lens position).
+        case locked
+        /// The lens focuses once and then stays (V4L2's autofocus trigger).
+        case autoFocus
+        /// The camera keeps focusing (V4L2's continuous autofocus).
+        case continuousAutoFocus
     }
 
     /// Whether `mode` can be set (`isFocusModeSupported(_:)`): continuous needs the continuous

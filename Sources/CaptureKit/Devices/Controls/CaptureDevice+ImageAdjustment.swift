@@ -1,7 +1,20 @@
 extension CaptureDevice {
     /// A picture setting with a numeric range (V4L2's user controls).
     public enum ImageAdjustment: String, Sendable, Hashable, CaseIterable {
-        case brightness, contrast, saturation, hue, gain, sharpness, gamma
+        /// Black level (`V4L2_CID_BRIGHTNESS`).
+        case brightness
+        /// Picture contrast (`V4L2_CID_CONTRAST`).
+        case contrast
+        /// Colour saturation (`V4L2_CID_SATURATION`).
+        case saturation
+        /// Hue (`V4L2_CID_HUE`).
+        case hue
+        /// Sensor gain (`V4L2_CID_GAIN`).
+        case gain
+        /// Sharpness (`V4L2_CID_SHARPNESS`).
+        case sharpness
+        /// Gamma adjustment (`V4L2_CID_GAMMA`).
+        case gamma
     }
 
     /// Whether the device has `adjustment`.

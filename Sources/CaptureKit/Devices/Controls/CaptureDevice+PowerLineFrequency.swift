@@ -1,7 +1,14 @@
 extension CaptureDevice {
     /// The mains frequency the camera avoids flicker for (V4L2 `power_line_frequency`).
     public enum PowerLineFrequency: String, Sendable, Hashable, CaseIterable {
-        case disabled, hz50, hz60, auto
+        /// No flicker filter.
+        case disabled
+        /// Avoids the flicker of lights on 50 Hz mains (Europe, most of Asia and Africa).
+        case hz50
+        /// Avoids the flicker of lights on 60 Hz mains (the Americas, parts of Asia).
+        case hz60
+        /// The camera detects the mains frequency itself.
+        case auto
 
         /// Its value in V4L2's menu (`enum v4l2_power_line_frequency`).
         var controlValue: Int64 {

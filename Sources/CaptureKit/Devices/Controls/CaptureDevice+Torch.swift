@@ -1,7 +1,12 @@
 extension CaptureDevice {
     /// The camera's light used as a lamp (`AVCaptureDevice.TorchMode`).
     public enum TorchMode: String, Sendable, Hashable, CaseIterable {
-        case off, on, auto
+        /// The light is off.
+        case off
+        /// The light is on (V4L2's flash LED in torch mode).
+        case on
+        /// The light follows the scene. No V4L2 driver offers this, so never supported.
+        case auto
     }
 
     /// The values of V4L2's flash LED mode menu (`enum v4l2_flash_led_mode`) the torch uses.

@@ -6,6 +6,7 @@ import Foundation
 /// ``objectID``, until it leaves the picture; a code that comes back later gets a new one.
 ///
 /// ```swift
+/// let output = CaptureMetadataOutput()
 /// for await objects in output.metadataObjects {
 ///     for case let code as MachineReadableCodeObject in objects {
 ///         print(code.objectID, code.type, code.stringValue ?? "<binary>", code.corners)

@@ -16,7 +16,7 @@ import Synchronization
 /// try session.addOutput(movie)
 /// try session.startRunning()
 /// try movie.startRecording(to: URL(fileURLWithPath: "clip.mov"))
-/// …
+/// try await Task.sleep(for: .seconds(5))
 /// let clip = await movie.finishRecording()
 /// print(clip.url, clip.duration.seconds)
 /// ```

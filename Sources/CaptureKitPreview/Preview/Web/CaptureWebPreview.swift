@@ -5,10 +5,11 @@ import Synchronization
 
 /// A live preview for machines without a display: a web page served by libmicrohttpd with the
 /// session's picture (MJPEG), the device name, frame-rate and drop counters, and — when made
-/// with a ``CaptureManager`` — buttons that take a photo and start and stop a recording, with
+/// with a ``/CaptureKit/CaptureManager`` — buttons that take a photo and start and stop a recording, with
 /// the newest library items as thumbnails.
 ///
 /// ```swift
+/// let manager = CaptureManager(library: try .standard())
 /// let preview = try CaptureWebPreview(manager: manager)   // 127.0.0.1, a free port
 /// print("open \(preview.url)")                            // …/?token=<random>
 /// ```
@@ -129,7 +130,7 @@ public final class CaptureWebPreview: CaptureOutput, CaptureOutputReceiver, @unc
 
     deinit { stop() }
 
-    /// Whether the page has photo and record buttons (made with a ``CaptureManager``).
+    /// Whether the page has photo and record buttons (made with a ``/CaptureKit/CaptureManager``).
     public var isControlSupported: Bool { manager != nil }
 
     /// What the preview has received, encoded and dropped.

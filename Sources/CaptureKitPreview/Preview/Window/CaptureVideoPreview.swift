@@ -8,12 +8,13 @@ import Synchronization
 /// ```swift
 /// let preview = try CaptureVideoPreview(session: session)
 /// preview.videoGravity = .resizeAspectFill
+/// let tap = PreviewPoint(x: 320, y: 240)            // a click, in window points
 /// let focus = preview.captureDevicePointConverted(fromLayerPoint: tap)
 /// await preview.waitUntilClosed()
 /// ```
 ///
 /// The preview is an output of the session, fed by its own video ``connection`` — whose
-/// ``CaptureConnection/isVideoMirrored`` and ``CaptureConnection/videoRotationAngle`` it shows.
+/// ``/CaptureKit/CaptureConnection/isVideoMirrored`` and ``/CaptureKit/CaptureConnection/videoRotationAngle`` it shows.
 /// Frames go to a render thread the preview owns through a one-frame slot: drawing never holds
 /// up capture, the newest frame is shown and the others are dropped (and counted). The window
 /// can be resized; `f`, F11 or a double click toggles fullscreen (Escape leaves it); `q` or the
@@ -37,7 +38,7 @@ public final class CaptureVideoPreview: CaptureOutput, CaptureOutputReceiver, @u
 
     /// A frame that reached the screen, with how it was drawn.
     public struct PresentedFrame: Sendable, Hashable {
-        /// The frame's ``SampleBuffer/sequenceNumber``.
+        /// The frame's ``/CaptureKit/SampleBuffer/sequenceNumber``.
         public var sequenceNumber: UInt64
         /// The window size it was fitted to, in points.
         public var viewWidth: Int
