@@ -63,7 +63,7 @@ convert() { # module, extra flags…
 convert CaptureKit
 convert CaptureKitPreview --dependency "$work/CaptureKit.doccarchive"
 docc merge "$work/CaptureKit.doccarchive" "$work/CaptureKitPreview.doccarchive" \
-    --synthesized-landing-page-name CaptureKit --output-path "$work/site" >"$work/merge.log" 2>&1 \
+    --synthesized-landing-page-name "CaptureKit Documentation" --output-path "$work/site" >"$work/merge.log" 2>&1 \
     || { cat "$work/merge.log" >&2; exit 1; }
 rm -rf "$output"
 mkdir -p "$(dirname "$output")"

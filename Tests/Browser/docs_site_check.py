@@ -2,7 +2,7 @@
 """Serves a static DocC site (what scripts/docs.sh builds) on 127.0.0.1 and checks it as a
 reader would meet it.
 
-1. Crawl: from the landing page, follows every internal link of every page — the topic
+1. Crawl: from the landing pages (the combined one and each module's), follows every internal link of every page — the topic
    references in each page's render JSON, which are what the rendered page's links are made
    from — fetching each linked page's HTML and data over HTTP. A link whose page or data does
    not load is broken.
@@ -119,7 +119,7 @@ def main(site):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     try:
-        landing = ["/documentation/capturekit", "/documentation/capturekitpreview"]
+        landing = ["/documentation", "/documentation/capturekit", "/documentation/capturekitpreview"]
         pages, broken, links = crawl(base, landing)
         read = landing + ["/documentation/capturekit/capturesession"]
         read += articles(base, "capturekit") + articles(base, "capturekitpreview")

@@ -1,6 +1,17 @@
 extension CaptureDevice {
     /// One way a device can capture: a frame size and pixel format with the frame rates it
     /// supports, or an audio format (`AVCaptureDevice.Format`).
+    ///
+    /// ```swift
+    /// // The largest format that runs at 30 frames a second, at 30 frames a second.
+    /// let formats = camera.formats.filter { $0.videoSupportedFrameRateRanges.contains { $0.maxFrameRate >= 30 } }
+    /// if let format = formats.max(by: { $0.width * $0.height < $1.width * $1.height }) {
+    ///     try camera.lockForConfiguration()
+    ///     defer { camera.unlockForConfiguration() }
+    ///     try camera.setActiveFormat(format)
+    ///     try camera.setActiveVideoMinFrameDuration(MediaTime(value: 1, timescale: 30))
+    /// }
+    /// ```
     public struct Format: Sendable, Hashable, CustomStringConvertible {
         /// Video or audio.
         public let mediaType: MediaType

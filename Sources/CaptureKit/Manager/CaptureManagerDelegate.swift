@@ -5,6 +5,18 @@
 /// For a photo: `mediaCaptureImageFileSuccess`, then `assetLibraryWriteImageSuccess` (or the
 /// matching `…Failed` call). For a movie: `mediaCaptureMovieFileSuccess`, then
 /// `assetLibraryWriteMovieFileSuccess` with a cover image 100 pixels wide.
+///
+/// ```swift
+/// final class Album: CaptureManagerDelegate {
+///     func assetLibraryWriteImageSuccess(with image: PixelBuffer, asset: MediaAsset) {
+///         print("photo \(asset.fileURL.path), \(image.width)×\(image.height)")
+///     }
+///     func assetLibraryWriteMovieFileFailed(with error: CaptureError) { print(error.message) }
+/// }
+/// let manager = CaptureManager(library: try .standard())
+/// manager.setDelegate(Album())
+/// manager.captureStillImage()
+/// ```
 public protocol CaptureManagerDelegate: AnyObject, Sendable {
     /// The photo was taken (`mediaCaptureImageFileSuccess`).
     func mediaCaptureImageFileSuccess()

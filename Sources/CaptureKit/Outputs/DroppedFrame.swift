@@ -1,4 +1,13 @@
 /// A sample an output could not deliver (the `didDrop` of `AVCaptureVideoDataOutput`).
+///
+/// ```swift
+/// final class Frames: SampleBufferDelegate {
+///     func captureOutput(_ output: CaptureOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {}
+///     func captureOutput(_ output: CaptureOutput, didDrop frame: DroppedFrame, from connection: CaptureConnection) {
+///         print("lost \(frame.count) at \(frame.presentationTimeStamp.seconds) s: \(frame.reason)")
+///     }
+/// }
+/// ```
 public struct DroppedFrame: Sendable, Hashable {
     /// Why a sample was dropped (`kCMSampleBufferDroppedFrameReason_*`).
     public enum Reason: String, Sendable, Hashable {

@@ -5,6 +5,16 @@ import Synchronization
 ///
 /// Orientation and mirroring are recorded, not burned into pixels: data outputs deliver frames
 /// as the device sends them; movie and photo outputs store the orientation as metadata.
+///
+/// ```swift
+/// if let video = movieOutput.connection(with: .video), video.isVideoMirroringSupported {
+///     video.automaticallyAdjustsVideoMirroring = false
+///     video.isVideoMirrored = true                  // a selfie camera, stored as metadata
+/// }
+/// for channel in movieOutput.connection(with: .audio)?.audioChannels ?? [] {
+///     print(channel.averagePowerLevel, channel.peakHoldLevel)   // dBFS
+/// }
+/// ```
 public final class CaptureConnection: Sendable, Hashable {
     /// How a video picture is turned (`AVCaptureVideoOrientation`).
     public enum VideoOrientation: Sendable, Hashable, CaseIterable {

@@ -34,6 +34,17 @@ extension CaptureSession {
     }
 
     /// What happens to a session, in order (the notifications of `AVCaptureSession`).
+    ///
+    /// ```swift
+    /// for await event in session.events {
+    ///     switch event {
+    ///     case .wasInterrupted(let reason): print("waiting for the device: \(reason)")
+    ///     case .interruptionEnded: print("capturing again")
+    ///     case .runtimeError(let error): print(error.message)
+    ///     default: break
+    ///     }
+    /// }
+    /// ```
     public enum Event: Sendable {
         /// Capture began.
         case didStartRunning
@@ -58,6 +69,16 @@ extension CaptureSession {
 
 /// Receives a session's events on the queue given to `CaptureSession.setDelegate(_:queue:)`.
 /// Every method has an empty default.
+///
+/// ```swift
+/// final class Watcher: CaptureSessionDelegate {
+///     func session(_ session: CaptureSession, wasInterruptedBecause reason: CaptureSession.InterruptionReason) {
+///         print("camera lost: \(reason)")
+///     }
+///     func sessionInterruptionEnded(_ session: CaptureSession) { print("camera back") }
+/// }
+/// session.setDelegate(Watcher(), queue: DispatchQueue(label: "session events"))
+/// ```
 public protocol CaptureSessionDelegate: AnyObject, Sendable {
     /// Capture began.
     func sessionDidStartRunning(_ session: CaptureSession)

@@ -6,6 +6,14 @@ import Synchronization
 /// Sample buffers are immutable and shared by reference between all outputs. When several
 /// outputs want the same frame in another pixel format or size, the conversion runs once and
 /// the result is shared (see ``converted(to:)``).
+///
+/// ```swift
+/// if let frame = sampleBuffer.pixelBuffer {
+///     print(sampleBuffer.presentationTimeStamp.seconds, frame.width, frame.height, frame.pixelFormat)
+/// } else if let sound = sampleBuffer.audioBuffer {
+///     print(sampleBuffer.duration.seconds, sound.format)
+/// }
+/// ```
 public final class SampleBuffer: Sendable {
     /// The payload.
     public enum Media: Sendable {

@@ -56,7 +56,7 @@ struct DocumentationSiteTests {
         #expect(check.pages > 1000 && check.links > check.pages)
 
         let rendered = Dictionary(check.rendered.map { ($0.page, $0) }, uniquingKeysWith: { first, _ in first })
-        let expected = try Self.articlePages().union(["/documentation/capturekit", "/documentation/capturekitpreview",
+        let expected = try Self.articlePages().union(["/documentation", "/documentation/capturekit", "/documentation/capturekitpreview",
                                                       "/documentation/capturekit/capturesession"])
         #expect(Set(rendered.keys) == expected)
         #expect(rendered["/documentation/capturekit/capturesession"]?.title == "CaptureSession")

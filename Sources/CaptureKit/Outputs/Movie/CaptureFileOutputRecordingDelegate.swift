@@ -15,6 +15,17 @@ public typealias CaptureFileOutput = CaptureMovieFileOutput
 /// spelled ``CaptureFileOutput`` and the errors are `(any Error)?`, as on iOS, so a delegate
 /// written as Apple's samples write it is the requirement itself; the error's dynamic type is
 /// always ``CaptureError`` (`error as? CaptureError`).
+///
+/// ```swift
+/// final class Recorder: CaptureFileOutputRecordingDelegate {
+///     func fileOutput(_ output: CaptureFileOutput, didFinishRecordingTo outputFileURL: URL,
+///                     from connections: [CaptureConnection], error: (any Error)?) {
+///         // A recording that failed midway still leaves a playable file up to the failure.
+///         print("saved \(outputFileURL.path)", (error as? CaptureError)?.message ?? "")
+///     }
+/// }
+/// try movieOutput.startRecording(to: URL(fileURLWithPath: "clip.mov"), recordingDelegate: Recorder())
+/// ```
 public protocol CaptureFileOutputRecordingDelegate: AnyObject, Sendable {
     /// The first frame was written.
     func fileOutput(_ output: CaptureMovieFileOutput, didStartRecordingTo fileURL: URL, from connections: [CaptureConnection])
@@ -54,7 +65,13 @@ public struct VideoGap: Sendable, Hashable {
     public let duration: MediaTime
 }
 
-/// A finished recording, as the async `stopRecording()` returns it.
+/// A finished recording, as ``CaptureMovieFileOutput/finishRecording()`` returns it.
+///
+/// ```swift
+/// let movie = await movieOutput.finishRecording()
+/// print(movie.url.path, movie.duration.seconds, movie.videoFrameCount, movie.droppedSampleCount)
+/// for gap in movie.videoGaps { print("no video from", gap.start.seconds, "for", gap.duration.seconds, "s") }
+/// ```
 public struct RecordedMovie: Sendable {
     /// The file.
     public let url: URL

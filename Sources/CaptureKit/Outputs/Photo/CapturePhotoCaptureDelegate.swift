@@ -13,6 +13,17 @@ import Foundation
 ///
 /// The output keeps the delegate until the last call has been made, and calls it on the queue
 /// given with the request (a serial queue of the output's own otherwise).
+///
+/// ```swift
+/// final class Shutter: CapturePhotoCaptureDelegate {
+///     func photoOutput(_ output: CapturePhotoOutput, didFinishProcessingPhoto photo: CapturePhoto, error: (any Error)?) {
+///         if let data = photo.fileDataRepresentation() { print("\(data.count) bytes of JPEG") }
+///     }
+///     func photoOutput(_ output: CapturePhotoOutput, didFinishCaptureFor resolvedSettings: CaptureResolvedPhotoSettings,
+///                      error: (any Error)?) {}
+/// }
+/// photoOutput.capturePhoto(with: CapturePhotoSettings(), delegate: Shutter())
+/// ```
 public protocol CapturePhotoCaptureDelegate: AnyObject, Sendable {
     /// The request was accepted (or refused: the error follows in the last two calls).
     func photoOutput(_ output: CapturePhotoOutput, willBeginCaptureFor resolvedSettings: CaptureResolvedPhotoSettings)
