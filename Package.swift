@@ -76,7 +76,7 @@ let package = Package(
         // public API, and that what it uses is public.
         .testTarget(name: "PublicAPITests", dependencies: ["CaptureKit", "CaptureKitPreview"], packageAccess: false),
         // The article's CQCaptureManager ported onto the low-level API with only the renames in
-        // docs/porting-from-avfoundation.md, outside the package's `package` access.
+        // Sources/CaptureKit/CaptureKit.docc/PortingFromAVFoundation.md, outside the package's `package` access.
         .testTarget(name: "CQCaptureManagerPortTests", dependencies: ["CaptureKit", "PortTestSupport"], packageAccess: false),
         // A capture service in the style of Apple's AVCam sample (an actor, async photo and movie
         // capture over delegates), ported the same way.

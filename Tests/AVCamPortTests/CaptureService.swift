@@ -1,7 +1,7 @@
 import CaptureKit
 import Foundation
 
-// AVCam's CaptureService, ported with the renames in docs/porting-from-avfoundation.md: an
+// AVCam's CaptureService, ported with the renames in Sources/CaptureKit/CaptureKit.docc/PortingFromAVFoundation.md: an
 // actor that owns the session, so that no camera work happens on the main actor.
 
 /// Owns the capture session, its inputs and outputs.

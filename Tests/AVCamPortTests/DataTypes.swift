@@ -1,7 +1,7 @@
 import CaptureKit
 import Foundation
 
-// AVCam's model types, ported with the renames in docs/porting-from-avfoundation.md.
+// AVCam's model types, ported with the renames in Sources/CaptureKit/CaptureKit.docc/PortingFromAVFoundation.md.
 
 /// The capture modes the app supports.
 enum CaptureMode: String, Identifiable, CaseIterable, Sendable {

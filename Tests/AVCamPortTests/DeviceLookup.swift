@@ -1,6 +1,6 @@
 import CaptureKit
 
-// AVCam's DeviceLookup, ported with the renames in docs/porting-from-avfoundation.md.
+// AVCam's DeviceLookup, ported with the renames in Sources/CaptureKit/CaptureKit.docc/PortingFromAVFoundation.md.
 
 /// Finds the cameras and the microphone the service uses.
 final class DeviceLookup {

@@ -1,7 +1,7 @@
 import CaptureKit
 import Foundation
 
-// AVCam's MovieCapture, ported with the renames in docs/porting-from-avfoundation.md. Its
+// AVCam's MovieCapture, ported with the renames in Sources/CaptureKit/CaptureKit.docc/PortingFromAVFoundation.md. Its
 // Combine timer becomes a task that reads `recordedDuration` (Combine is not on Linux).
 
 /// Records movies through a movie file output; `stopRecording()` returns the finished file.

@@ -1,7 +1,7 @@
 import CaptureKit
 import Foundation
 
-// AVCam's PhotoCapture, ported with the renames in docs/porting-from-avfoundation.md (its
+// AVCam's PhotoCapture, ported with the renames in Sources/CaptureKit/CaptureKit.docc/PortingFromAVFoundation.md (its
 // `@Published` properties become plain ones: Combine is not on Linux).
 
 /// Takes photos through a photo output, one continuation per photo.

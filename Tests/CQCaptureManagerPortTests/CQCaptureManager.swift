@@ -2,7 +2,7 @@ import CaptureKit
 import Foundation
 
 // The article's CQCaptureManager (../shared/seed/), ported method for method from its Swift
-// AVFoundation form with nothing but the renames in docs/porting-from-avfoundation.md:
+// AVFoundation form with nothing but the renames in Sources/CaptureKit/CaptureKit.docc/PortingFromAVFoundation.md:
 // `AV` dropped, `try` where CaptureKit throws, `CaptureImage` for UIImage, `MediaLibrary` for
 // ALAssetsLibrary. The only addition is `init(library:)`, so that tests keep their files apart
 // (the article makes an `ALAssetsLibrary()` where it writes; `MediaLibrary.standard()` is that).

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Type-checks every ```swift code block of the documentation against the built modules.
 
-The blocks come from the DocC catalogs' articles (Sources/*/*.docc/**/*.md) and, with
+The blocks come from the README, the DocC catalogs' articles (Sources/*/*.docc/**/*.md) and, with
 --symbols, from the doc comments in the symbol graphs under DIR (what scripts/docs.sh
 extracts). Each block is a client of the library on its own: `import CaptureKit` (and
 `import CaptureKitPreview` for that module's catalog and symbols) comes first, and the block
@@ -65,7 +65,8 @@ def modules_for(name):
 
 
 def article_blocks(skipped):
-    for path in sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "*.docc", "**", "*.md"), recursive=True)):
+    articles = sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "*.docc", "**", "*.md"), recursive=True))
+    for path in [os.path.join(ROOT, "README.md")] + articles:
         catalog = os.path.basename(os.path.dirname(path)).removesuffix(".docc")
         with open(path) as file:
             lines = file.read().split("\n")

@@ -18,7 +18,7 @@ extension CaptureDevice {
         /// Never chosen by `default(for:)`.
         case file
         /// An iPhone's wide-angle and telephoto pair (`builtInDualCamera`). No Linux camera is
-        /// one: kept so that ported lookups compile, they find nothing (see docs/devices.md).
+        /// one: kept so that ported lookups compile, they find nothing (see <doc:DevicesOnLinux>).
         case builtInDualCamera
         /// An iPhone's ultra-wide and wide-angle pair (`builtInDualWideCamera`); no Linux camera is one.
         case builtInDualWideCamera

@@ -24,9 +24,9 @@ public struct MovieOutputSettings: Sendable, Hashable {
     public enum AudioCodec: String, Sendable, Hashable, CaseIterable {
         /// AAC-LC: the default.
         case aac
-        /// Uncompressed 16-bit PCM (QuickTime .mov only).
+        /// Uncompressed 16-bit PCM (in QuickTime .mov and Matroska .mkv files).
         case pcm
-        /// Opus through libopus (Matroska .mkv only).
+        /// Opus through libopus (in Matroska .mkv and MP4 files).
         case opus
     }
 
