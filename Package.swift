@@ -42,6 +42,9 @@ let package = Package(
         // The photo encoder's plane kernels (range expansion, packed and semi-planar to planar,
         // turning by multiples of 90 degrees): SSE2 with scalar fallbacks, in C.
         .target(name: "CPhotoKernels"),
+        // The motion output's per-pixel passes (difference histogram, change mask, background
+        // update) over a small grey picture, in C so they vectorise.
+        .target(name: "CMotionKernels"),
         // The vocabulary every layer shares (MediaTime, buffers, SampleBuffer, CaptureError, the
         // session clock) and the thread helpers: no C, no devices. Re-exported by CaptureKit.
         .target(name: "CaptureKitCore"),
@@ -57,7 +60,8 @@ let package = Package(
         // Devices, backends, discovery, the session, its outputs and the capture manager.
         .target(
             name: "CaptureKit",
-            dependencies: ["CaptureKitCore", "CaptureKitMedia", "CaptureKitLibrary", "CFFmpeg", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing"]
+            dependencies: ["CaptureKitCore", "CaptureKitMedia", "CaptureKitLibrary", "CFFmpeg", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing",
+                           "CMotionKernels"]
         ),
         // Live preview on top of a session: an SDL2 window and a web page (libmicrohttpd).
         // Applications that show a preview add `import CaptureKitPreview`.
