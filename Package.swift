@@ -38,6 +38,8 @@ let package = Package(
         // No pkgConfig: sdl2.pc adds -D_REENTRANT, which SwiftPM refuses with a warning; the headers
         // are found as <SDL2/SDL.h> under /usr/include.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
+        // libyuv: luma extraction and box-filtered downscaling for the motion output.
+        .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // The photo encoder's plane kernels (range expansion, packed and semi-planar to planar,
         // turning by multiples of 90 degrees): SSE2 with scalar fallbacks, in C.
@@ -61,7 +63,7 @@ let package = Package(
         .target(
             name: "CaptureKit",
             dependencies: ["CaptureKitCore", "CaptureKitMedia", "CaptureKitLibrary", "CFFmpeg", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing",
-                           "CMotionKernels"]
+                           "CMotionKernels", "CYUV"]
         ),
         // Live preview on top of a session: an SDL2 window and a web page (libmicrohttpd).
         // Applications that show a preview add `import CaptureKitPreview`.

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 # (ugly) and avenc_aac (libav) for the record benchmark (bad: the anchor's full peer set).
 scripts/install-deps.sh ffmpeg libjpeg-turbo-progs \
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
-  gstreamer1.0-plugins-ugly gstreamer1.0-libav
+  gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-opencv
 
 # Build chatter goes to stderr so `scripts/bench.sh --json` prints only JSON on stdout.
 swift build -c release --product capture-bench >&2

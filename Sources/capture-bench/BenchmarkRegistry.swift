@@ -6,6 +6,7 @@ enum BenchmarkRegistry {
         PhotoBenchmark(),
         RecordBenchmark(),
         ScanBenchmark(),
+        MotionBenchmark(),
         WebPreviewBenchmark(),
         AudioCaptureBenchmark(),
         V4L2LatencyBenchmark(),

@@ -76,17 +76,22 @@ struct MotionScene {
         return pixels
     }
 
-    /// Frame `index` as an NV12 buffer (grey chroma).
-    func pixelBuffer(_ index: Int) throws -> PixelBuffer {
+    /// Frame `index` as an NV12 or YUYV buffer (grey chroma).
+    func pixelBuffer(_ index: Int, format: PixelFormat = .nv12) throws -> PixelBuffer {
         let pixels = frame(index)
-        return try PixelBuffer(width: width, height: height, pixelFormat: .nv12) { plane, bytes, stride in
-            if plane == 0 {
-                for row in 0..<height {
-                    pixels.withUnsafeBytes { source in
-                        bytes.baseAddress!.advanced(by: row * stride).copyMemory(from: source.baseAddress!.advanced(by: row * width), byteCount: width)
+        return try PixelBuffer(width: width, height: height, pixelFormat: format) { plane, bytes, stride in
+            let out = bytes.bindMemory(to: UInt8.self)
+            switch (format, plane) {
+            case (.yuyv422, _):
+                for y in 0..<height {
+                    for x in 0..<width {
+                        out[y * stride + 2 * x] = pixels[y * width + x]
+                        out[y * stride + 2 * x + 1] = 128
                     }
                 }
-            } else {
+            case (_, 0):
+                for y in 0..<height { for x in 0..<width { out[y * stride + x] = pixels[y * width + x] } }
+            default:
                 bytes.initializeMemory(as: UInt8.self, repeating: 128)
             }
         }

@@ -4,7 +4,7 @@ import Synchronization
 
 /// Tells when something moves in the video a session captures, and where: a detector on the
 /// luma of each frame, downscaled once to a small grey picture (``analysisWidth`` pixels wide,
-/// by libswscale) and compared with a background the output keeps.
+/// box-filtered by libyuv) and compared with a background the output keeps.
 ///
 /// It rejects what is not motion: sensor noise (the threshold sits above the picture's own
 /// noise, which the output measures, and specks of a pixel or two are dropped), light that
@@ -68,6 +68,7 @@ public final class CaptureMotionOutput: CaptureOutput, @unchecked Sendable {
         /// When the session last stopped: the first frame captured after it starts afresh.
         var stoppedAt: MediaTime?
         var picture: [UInt8] = []
+        var maker = MotionPicture()
     }
 
     private struct WeightsKey: Equatable {
@@ -231,37 +232,33 @@ public final class CaptureMotionOutput: CaptureOutput, @unchecked Sendable {
         let wanted = settings.withLock { $0 }
         let width = wanted.analysisWidth
         let height = max(2, Int((Double(width) * Double(frame.height) / Double(max(1, frame.width)) / 2).rounded()) * 2)
-        let grey: PixelBuffer
-        do throws(CaptureError) {
-            guard let converted = try sample.converted(to: VideoTarget(pixelFormat: .gray8, width: width, height: height)).pixelBuffer else {
-                throw .internalError("a grey conversion of a video frame has no pixels")
-            }
-            grey = converted
-        } catch {
-            session?.reportRuntimeError(error)
-            return
-        }
         let space = MetadataCoordinateSpace(width: width, height: height, rotationAngle: connection.videoRotationAngle,
                                             isMirrored: connection.isVideoMirrored)
         let time = sample.presentationTimeStamp
-        let (analysis, phase) = engine.withLock { engine -> (MotionDetector.Analysis, MotionEvent.Phase?) in
-            engine.connection = connection
-            engine.episode.quietPeriod = wanted.quietPeriod
-            if let stop = engine.stoppedAt, time > stop {
-                engine.detector?.reset()   // the picture may have changed while stopped
-                engine.stoppedAt = nil
+        let analysis: MotionDetector.Analysis, phase: MotionEvent.Phase?
+        do throws(CaptureError) {
+            (analysis, phase) = try engine.withLock { (engine) throws(CaptureError) -> (MotionDetector.Analysis, MotionEvent.Phase?) in
+                engine.connection = connection
+                engine.episode.quietPeriod = wanted.quietPeriod
+                if let stop = engine.stoppedAt, time > stop {
+                    engine.detector?.reset()   // the picture may have changed while stopped
+                    engine.stoppedAt = nil
+                }
+                if engine.detector?.width != width || engine.detector?.height != height { engine.detector = MotionDetector(width: width, height: height) }
+                let key = WeightsKey(width: width, height: height, space: space, sensitivity: wanted.sensitivity, regions: wanted.regions)
+                if engine.weightsKey != key {
+                    engine.detector!.setWeights(Self.weights(key))
+                    engine.weightsKey = key
+                }
+                engine.detector!.sensitivity = .init(value: wanted.sensitivity)
+                engine.detector!.minimumChangedArea = wanted.minimumChangedArea
+                try engine.maker.make(from: sample, width: width, height: height, into: &engine.picture)
+                let analysis = engine.detector!.analyze(engine.picture)
+                return (analysis, engine.episode.frame(at: time, motion: analysis.isMotion))
             }
-            if engine.detector?.width != width || engine.detector?.height != height { engine.detector = MotionDetector(width: width, height: height) }
-            let key = WeightsKey(width: width, height: height, space: space, sensitivity: wanted.sensitivity, regions: wanted.regions)
-            if engine.weightsKey != key {
-                engine.detector!.setWeights(Self.weights(key))
-                engine.weightsKey = key
-            }
-            engine.detector!.sensitivity = .init(value: wanted.sensitivity)
-            engine.detector!.minimumChangedArea = wanted.minimumChangedArea
-            Self.copyPlane(of: grey, into: &engine.picture)
-            let analysis = engine.detector!.analyze(engine.picture)
-            return (analysis, engine.episode.frame(at: time, motion: analysis.isMotion))
+        } catch {
+            session?.reportRuntimeError(error)
+            return
         }
         consumers.withLock {
             $0.statistics.analyzedFrames += 1
@@ -281,19 +278,6 @@ public final class CaptureMotionOutput: CaptureOutput, @unchecked Sendable {
             // Synchronous, as the data outputs: while the delegate works, newer frames replace
             // each other in the delivery queue instead of piling up.
             queue.sync { delegate.motionOutput(self, didOutput: event, from: connection) }
-        }
-    }
-
-    /// The picture's rows, without their padding.
-    private static func copyPlane(of grey: PixelBuffer, into picture: inout [UInt8]) {
-        let width = grey.width, height = grey.height, stride = grey.bytesPerRow(ofPlane: 0)
-        if picture.count != width * height { picture = [UInt8](repeating: 0, count: width * height) }
-        grey.withUnsafeBytes(ofPlane: 0) { plane in
-            picture.withUnsafeMutableBytes { target in
-                for row in 0..<height {
-                    target.baseAddress!.advanced(by: row * width).copyMemory(from: plane.baseAddress!.advanced(by: row * stride), byteCount: width)
-                }
-            }
         }
     }
 

@@ -32,12 +32,13 @@ struct MotionOutputTests {
         let frames = SampleRecorder()
         let delegate = EventRecorder()
 
-        init(_ label: String, rotation: Double = 0, configure: (CaptureMotionOutput) throws -> Void = { _ in }) throws {
+        init(_ label: String, rotation: Double = 0, format: PixelFormat = .nv12,
+             configure: (CaptureMotionOutput) throws -> Void = { _ in }) throws {
             let scene = MotionOutputTests.scene()
-            let pictures = try (0..<90).map { try scene.pixelBuffer($0) }
+            let pictures = try (0..<90).map { try scene.pixelBuffer($0, format: format) }
             camera = try makeTestCamera(label) {
                 $0.sizes = [.init(width: MotionOutputTests.width, height: MotionOutputTests.height)]
-                $0.pixelFormats = [.nv12]
+                $0.pixelFormats = [format]
                 $0.content = .frames(pictures)
                 $0.pacing = .unpaced
             }
@@ -49,9 +50,11 @@ struct MotionOutputTests {
         }
     }
 
-    @Test(arguments: [0.0, 90.0])
-    func anObjectAppearingIsReportedInItsFrameWithABoxAroundIt(rotation: Double) async throws {
-        let rig = try Rig("motion", rotation: rotation)
+    /// NV12 (the luma plane scaled in place) and YUYV (its luma pulled out first), upright and
+    /// turned a quarter.
+    @Test(arguments: [(0.0, PixelFormat.nv12), (90.0, .nv12), (0.0, .yuyv422)])
+    func anObjectAppearingIsReportedInItsFrameWithABoxAroundIt(rotation: Double, format: PixelFormat) async throws {
+        let rig = try Rig("motion", rotation: rotation, format: format)
         defer { CaptureDevice.removeVirtualDevice(rig.camera) }
         let stream = rig.motion.motionEvents
         try await rig.session.start()
