@@ -1,0 +1,113 @@
+import CaptureKit
+import CommandLineSupport
+import Dispatch
+import Foundation
+import Synchronization
+
+/// What `capture watch` does with motion events: a clip per episode of motion, started when
+/// motion begins and finished when the episode ends (after the motion output's quiet period),
+/// each reported on its own line once its file is complete.
+final class MotionClipRecorder: CaptureMotionOutputDelegate, CaptureFileOutputRecordingDelegate {
+    /// One finished clip as printed with --json.
+    struct Report: Encodable {
+        var file: String
+        /// When motion began, on the session clock (seconds), and how much of the picture moved.
+        var trigger: Double
+        var score: Double
+        /// x, y, width, height of each moving area in the picture's normalized coordinates.
+        var boxes: [[Double]]
+        var duration: Double
+        var frames: Int
+        var error: String?
+    }
+
+    private struct State {
+        var pending: [URL: MotionEvent] = [:]
+        var finished = 0
+        var failure: CaptureError?
+        var closing = false
+    }
+
+    private let movie: CaptureMovieFileOutput
+    private let folder: URL
+    private let json: Bool
+    private let state = Mutex(State())
+    /// Signalled when the last clip under way has finished after ``close()``.
+    let drained = DispatchSemaphore(value: 0)
+
+    init(movie: CaptureMovieFileOutput, folder: URL, json: Bool) {
+        self.movie = movie
+        self.folder = folder
+        self.json = json
+    }
+
+    /// Clips finished so far.
+    var finishedCount: Int { state.withLock { $0.finished } }
+
+    /// A recording error that was not the end of the clip's input.
+    var failure: CaptureError? { state.withLock { $0.failure } }
+
+    func motionOutput(_ output: CaptureMotionOutput, didOutput event: MotionEvent, from connection: CaptureConnection) {
+        switch event.phase {
+        case .began:
+            guard !movie.isRecording, !state.withLock({ $0.closing }) else { return }
+            let url = nextURL()
+            do throws(CaptureError) {
+                try movie.startRecording(to: url, recordingDelegate: self)
+                state.withLock { $0.pending[url] = event }
+            } catch {
+                state.withLock { $0.failure = error }
+                Console.error(error.message)
+            }
+        case .ended:
+            movie.stopRecording()
+        case .changed:
+            break
+        }
+    }
+
+    func fileOutput(_ output: CaptureMovieFileOutput, didFinishRecordingTo fileURL: URL, from connections: [CaptureConnection],
+                    error: (any Error)?) {
+        let failure = (error as? CaptureError).flatMap { $0.recordingSuccessfullyFinished ? nil : $0 }
+        let (trigger, closing) = state.withLock { state in
+            state.finished += 1
+            if let failure { state.failure = failure }
+            return (state.pending.removeValue(forKey: fileURL), state.closing)
+        }
+        let clip = output.lastRecordedMovie
+        let report = Report(file: fileURL.path, trigger: trigger?.presentationTimeStamp.seconds ?? 0, score: trigger?.score ?? 0,
+                            boxes: (trigger?.boxes ?? []).map { [$0.minX, $0.minY, $0.width, $0.height].map { Double($0) } },
+                            duration: clip?.duration.seconds ?? 0, frames: clip?.videoFrameCount ?? 0, error: failure?.message)
+        if json, let data = try? JSONEncoder().encode(report), let line = String(data: data, encoding: .utf8) {
+            Console.print(line)
+        } else {
+            Console.print(String(format: "%@: motion at %.3f s (%.1f %% of the picture), %.3f s, %d frames%@", report.file,
+                                 report.trigger, report.score * 100, report.duration, report.frames,
+                                 failure.map { "; \($0.message)" } ?? ""))
+        }
+        if closing { drained.signal() }
+    }
+
+    /// Starts no new clip, finishes the one under way, and returns whether one was.
+    func close() -> Bool {
+        state.withLock { $0.closing = true }
+        guard movie.isRecording else { return false }
+        movie.stopRecording()
+        return true
+    }
+
+    /// `motion-<date>-<time>.mov` for a clip starting now, with `-2`, `-3`… when taken.
+    private func nextURL() -> URL {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        let stem = "motion-\(formatter.string(from: Date()))"
+        var url = folder.appendingPathComponent("\(stem).mov")
+        var number = 1
+        while FileManager.default.fileExists(atPath: url.path) {
+            number += 1
+            url = folder.appendingPathComponent("\(stem)-\(number).mov")
+        }
+        return url
+    }
+}

@@ -1,0 +1,130 @@
+import CaptureKit
+import CommandLineSupport
+import Dispatch
+import Foundation
+
+/// `capture watch OUTDIR --motion`: records a clip whenever something moves.
+enum WatchCommand: Command {
+    static let name = "watch"
+    static let summary = "record a clip into a folder whenever something moves in front of the camera"
+    /// What the command accepts; also the option lines of ``usage``.
+    static let options: [CommandOption] = [
+        .flag("motion", "trigger on motion (a CaptureMotionOutput); the only trigger so far"),
+        .value("device", "ID", "camera unique ID or name, or file:PATH (see 'capture devices')"),
+        .value("audio-device", "ID", "microphone unique ID or name, or file:PATH; default: the sound server's\ndefault source"),
+        .flag("no-audio", "record video only"),
+        .value("sensitivity", "S", "how readily a change counts, 0...1 (default 0.5)"),
+        .value("min-area", "F", "share of the watched picture that must change, 0...1 (default 0.005)"),
+        .value("ignore", "RECTS", "parts of the picture never watched: x,y,w,h in 0...1, several\nseparated by ';' (0,0,1,0.2;0.8,0.5,0.2,0.5)"),
+        .value("post", "T", "still time that ends a clip (default 5s)"),
+        .value("pre", "T", "time before the trigger to keep: not supported yet"),
+        .value("duration", "T", "stop after T (10s, 1.5m); default: until interrupted"),
+        .flag("unpaced", "read file: devices as fast as the detector and encoder go"),
+        .flag("json", "one JSON object per clip and line: file, trigger, score, boxes, duration, frames"),
+    ]
+
+    static let usage = """
+        usage: capture watch OUTDIR --motion [--device ID] [--audio-device ID | --no-audio]
+                             [--sensitivity S] [--min-area F] [--ignore RECTS] [--post T]
+                             [--duration T] [--unpaced] [--json]
+
+        Watches the default camera, or ID, for motion and records a clip into OUTDIR (made if
+        missing) for each episode of motion: from the first frame after motion began until
+        --post without motion, as motion-YYYYMMDD-HHMMSS.mov, with sound from the microphone.
+        A line per finished clip says when motion began, how much of the picture moved and how
+        long the clip is. Runs until SIGINT (Ctrl-C) / SIGTERM, --duration, or the end of a
+        file: device; a clip under way is finished properly.
+
+        \(CommandOption.helpText(for: options))
+
+        Exit status: 0 when at least one clip was recorded, 1 when nothing moved.
+        """
+
+    static func run(_ words: [String]) throws -> ExitStatus {
+        let arguments = try Arguments(words, accepting: options)
+        guard arguments.positional.count == 1 else { throw UsageError("give exactly one output folder") }
+        guard arguments.has("motion") else { throw UsageError("give a trigger: --motion (the only one so far)") }
+        if arguments.value("pre") != nil {
+            throw UsageError("--pre is not supported yet: clips start when motion begins")
+        }
+        let folder = try outputFolder(arguments.positional[0])
+        let duration = try arguments.duration("duration")
+        let post = try arguments.duration("post") ?? MediaTime(value: 5, timescale: 1)
+        let motion = CaptureMotionOutput()
+        try motion.setQuietPeriod(post)
+        if let word = arguments.value("sensitivity") { try motion.setSensitivity(try number(word, "--sensitivity")) }
+        if let word = arguments.value("min-area") { try motion.setMinimumChangedArea(try number(word, "--min-area")) }
+        if let word = arguments.value("ignore") { try motion.setRegions(try rects(word).map(MotionRegion.ignored)) }
+
+        let pacing: DevicePacing = arguments.has("unpaced") ? .unpaced : .realTime
+        let camera = try DeviceLookup.find(arguments.value("device"), mediaType: .video, looping: false, pacing: pacing)
+        let microphone = arguments.has("no-audio") ? nil
+            : try DeviceLookup.find(arguments.value("audio-device"), mediaType: .audio, looping: false, pacing: pacing)
+        let session = CaptureSession()
+        let movie = CaptureMovieFileOutput()
+        try session.configure {
+            try session.addInput(CaptureDeviceInput(device: camera))
+            if let microphone { try session.addInput(CaptureDeviceInput(device: microphone)) }
+            try session.addOutput(motion)
+            try session.addOutput(movie)
+        }
+        let clips = MotionClipRecorder(movie: movie, folder: folder, json: arguments.has("json"))
+        motion.setMotionDelegate(clips, queue: DispatchQueue(label: "capture.watch"))
+
+        let stop = DispatchSemaphore(value: 0)
+        let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { stop.signal() }
+        defer { signals.cancel() }
+        // File devices play once: watching ends with the camera's file.
+        let events = session.events
+        let ends = Task {
+            for await event in events {
+                if case .deviceReachedEnd(let id) = event, id == camera.uniqueID { stop.signal() }
+            }
+        }
+        defer { ends.cancel() }
+        try session.startRunning()
+        if let duration {
+            _ = stop.wait(timeout: .now() + .nanoseconds(Int(duration.convertScale(1_000_000_000).value)))
+        } else {
+            stop.wait()
+        }
+        motion.setMotionDelegate(nil, queue: nil)
+        if clips.close() { clips.drained.wait() }
+        try? session.stopRunning()
+        if let failure = clips.failure { throw failure }
+        return clips.finishedCount > 0 ? .success : .failure
+    }
+
+    /// The output folder, made when missing; an existing file is refused.
+    private static func outputFolder(_ word: String) throws -> URL {
+        guard !word.isEmpty else { throw UsageError("OUTDIR is empty: give a folder") }
+        let url = URL(fileURLWithPath: word)
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) {
+            guard isFolder.boolValue else { throw CaptureError(.fileError, "\(url.path) is a file; give a folder", path: url.path) }
+            return url
+        }
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw CaptureError(.fileError, "cannot make the folder \(url.path): \(error.localizedDescription)", path: url.path)
+        }
+        return url
+    }
+
+    private static func number(_ word: String, _ option: String) throws(UsageError) -> Double {
+        guard let value = Double(word), value.isFinite else { throw UsageError("\(option) takes a number, not '\(word)'") }
+        return value
+    }
+
+    /// `x,y,w,h;x,y,w,h…` as rectangles.
+    static func rects(_ word: String) throws(UsageError) -> [CGRect] {
+        try word.split(separator: ";").map { (part) throws(UsageError) -> CGRect in
+            let values = part.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard values.count == 4, values.allSatisfy(\.isFinite) else {
+                throw UsageError("--ignore takes x,y,w,h rectangles separated by ';', not '\(part)'")
+            }
+            return CGRect(x: values[0], y: values[1], width: values[2], height: values[3])
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import CaptureKit
+
+/// `capture watch` as a user runs it, on file footage made by ffmpeg (a grey scene with a white
+/// box shown from 1.5 s to 2.5 s), read unpaced: clips are checked with ffprobe and ffmpeg.
+@Suite(.excludable, .serialized, .tags(.childProcess))
+struct WatchCommandTests {
+    /// 5 s of 320x240 at 30 fps; the box at (200, 100), 60x40, from 1.5 s to 2.5 s.
+    static func footage(box: Bool) throws -> URL {
+        try FileFixtures.file(box ? "watch-box.mp4" : "watch-still.mp4") { path in
+            var arguments = ["-f", "lavfi", "-i", "color=c=0x606060:s=320x240:r=30:d=5,format=yuv420p"]
+            if box { arguments += ["-vf", "drawbox=x=200:y=100:w=60:h=40:color=white:t=fill:enable='between(t,1.5,2.5)'"] }
+            try FileFixtures.ffmpeg(arguments + ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30"], to: path)
+        }
+    }
+
+    private func folder() throws -> URL {
+        let url = FileFixtures.directory.appendingPathComponent("watch-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func aClipIsRecordedWhenSomethingMovesAndStartsWhileItMoves() throws {
+        let input = try Self.footage(box: true)
+        let clips = try folder().appendingPathComponent("clips")   // made by the command
+        let result = try CaptureTool.run(["watch", clips.path, "--motion", "--device", "file:\(input.path)", "--no-audio",
+                                          "--unpaced", "--post", "0.5s", "--json"])
+        #expect(result.status == 0, "\(result)")
+        let reports = try result.output.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        try #require(reports.count == 1, "\(result.output)")
+        let box = try #require(reports[0]["boxes"] as? [[Double]]).first ?? []
+        let drawn = [200.0 / 320, 100.0 / 240, 60.0 / 320, 40.0 / 240]
+        #expect(box.count == 4 && zip(box, drawn).allSatisfy { abs($0 - $1) < 0.02 }, "box \(box), drawn at \(drawn)")
+        let file = try #require(reports[0]["file"] as? String)
+        let files = try FileManager.default.contentsOfDirectory(atPath: clips.path)
+        #expect(files == [URL(fileURLWithPath: file).lastPathComponent], "\(files)")
+
+        // What ffprobe and ffmpeg find in the clip: H.264 frames, as many as the report says,
+        // and the first one shows the box (the clip starts after it appeared, while it shows).
+        let probe = String(decoding: try FileFixtures.run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v",
+                                                                        "-show_entries", "stream=codec_name,nb_read_frames", "-of", "csv=p=0", file]),
+                           as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let frames = reports[0]["frames"] as? Int ?? -1
+        #expect(probe == "h264,\(frames)", "ffprobe: \(probe), report: \(frames) frames")
+        #expect(frames >= 30, "the box was shown for 30 frames; the clip has \(frames)")
+        let first = try FileFixtures.run("ffmpeg", ["-v", "error", "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+        try #require(first.count == 320 * 240)
+        #expect(first[120 * 320 + 230] > 200, "the clip's first frame does not show the box (grey \(first[120 * 320 + 230]))")
+    }
+
+    @Test func aStillSceneRecordsNothing() throws {
+        let input = try Self.footage(box: false)
+        let clips = try folder()
+        let result = try CaptureTool.run(["watch", clips.path, "--motion", "--device", "file:\(input.path)", "--no-audio", "--unpaced"])
+        #expect(result.status == 1, "\(result)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: clips.path)
+        #expect(result.output.isEmpty && files.isEmpty, "\(result), files \(files)")
+    }
+
+    @Test func anIgnoredRegionOverTheBoxRecordsNothing() throws {
+        let input = try Self.footage(box: true)
+        let clips = try folder()
+        let result = try CaptureTool.run(["watch", clips.path, "--motion", "--device", "file:\(input.path)", "--no-audio", "--unpaced",
+                                          "--ignore", "0.55,0.35,0.35,0.3"])
+        #expect(result.status == 1, "\(result)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: clips.path)
+        #expect(files.isEmpty, "\(files)")
+    }
+
+    @Test(arguments: [["watch", "out"], ["watch", "out", "--motion", "--pre", "5s"], ["watch", "out", "--motion", "--ignore", "1,2,3"]])
+    func whatIsNotSupportedOrMalformedIsAOneLineUsageError(_ arguments: [String]) throws {
+        let result = try CaptureTool.run(arguments, in: try folder())
+        #expect(result.status == 64, "\(result)")
+        #expect(result.errors.split(separator: "\n").count == 1, "\(result.errors)")
+    }
+}
