@@ -1,6 +1,7 @@
 /// How a time-lapse ended: what it made and why it stopped.
 ///
 /// ```swift
+/// let timeLapseOutput = CaptureTimeLapseOutput()
 /// let summary = await timeLapseOutput.finish()
 /// print(summary.statistics.shots, "shots,", summary.statistics.missedSlots, "missed")
 /// if let movie = summary.movie { print(movie.url.path, movie.videoFrameCount, "frames") }
