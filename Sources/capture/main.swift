@@ -3,7 +3,7 @@ import CommandLineSupport
 import Foundation
 
 /// `capture`: CaptureKit's command line.
-let commands: [any Command.Type] = [DevicesCommand.self, FormatsCommand.self, ControlsCommand.self, FramesCommand.self, RecordCommand.self, ProbeCommand.self, PhotoCommand.self, ThumbnailCommand.self, LibraryCommand.self, LevelsCommand.self, ScanCommand.self, WatchCommand.self, PreviewCommand.self]
+let commands: [any Command.Type] = [DevicesCommand.self, FormatsCommand.self, ControlsCommand.self, FramesCommand.self, RecordCommand.self, ProbeCommand.self, PhotoCommand.self, ThumbnailCommand.self, LibraryCommand.self, LevelsCommand.self, ScanCommand.self, WatchCommand.self, TimeLapseCommand.self, PreviewCommand.self]
 
 let overview = """
     usage: capture <command> [options]

@@ -33,6 +33,11 @@ package final class VideoEncoder {
         /// `veryfast` holds 16 frames, 0.53 s at 30 fps; this leaves 8). Costs a little
         /// compression; changes no header.
         package var lowLatency = false
+        /// No frame held back at all: x264's and x265's `zerolatency` tune (no B-frames, no
+        /// lookahead, slice threads), so each frame's packet leaves the call that takes it. For
+        /// a time-lapse, whose frames come seconds or minutes apart: a frame waiting inside the
+        /// encoder for the next ones would be lost with a crash for all that time.
+        package var zeroLatency = false
 
         /// The settings' own preset; `live` for a recording from a live device.
         package static func configured(_ settings: MovieOutputSettings, live: Bool = false) -> Speed {
@@ -89,6 +94,7 @@ package final class VideoEncoder {
         switch codec {
         case .h264, .hevc:
             av_opt_set(priv, "preset", speed.preset.rawValue, 0)
+            if speed.zeroLatency { av_opt_set(priv, "tune", "zerolatency", 0) }
             if codec == .h264, let parameters = speed.x264Parameters(framesPerSecond: 1 / rate.seconds) { av_opt_set(priv, "x264-params", parameters, 0) }
             if codec == .hevc { av_opt_set(priv, "x265-params", "log-level=error", 0) }
             switch settings.videoQuality ?? .constantQuality(23) {

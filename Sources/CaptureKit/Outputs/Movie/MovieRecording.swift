@@ -43,6 +43,9 @@ final class MovieRecording: @unchecked Sendable {
         var metadata: MovieMetadata
         /// Whether producers may be held back instead of dropping (no live device).
         var holdBack: Bool
+        /// Whether the video encoder holds no frame back (``VideoEncoder/Speed/zeroLatency``):
+        /// for frames that come far apart (a time-lapse).
+        var zeroLatency = false
     }
 
     /// What the recording tells its output, on the encoder thread.
@@ -122,8 +125,10 @@ final class MovieRecording: @unchecked Sendable {
         do throws(CaptureError) {
             if let video = configuration.video {
                 keyframeInterval = video.settings.keyframeInterval ?? configuration.fragmentInterval ?? MediaTime(value: 2, timescale: 1)
+                var speed = VideoEncoder.Speed.configured(video.settings, live: !configuration.holdBack)
+                speed.zeroLatency = configuration.zeroLatency
                 let encoder = try Self.videoEncoder(video, keyframeInterval: keyframeInterval, globalHeader: muxer.needsGlobalHeader,
-                                                    speed: .configured(video.settings, live: !configuration.holdBack))
+                                                    speed: speed)
                 try muxer.addVideo(encoder, rotation: video.rotation, mirrored: video.mirrored)
                 videoEncoder = encoder
                 if !configuration.holdBack {

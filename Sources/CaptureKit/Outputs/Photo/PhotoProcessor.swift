@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 
 /// Turns a captured frame into a ``CapturePhoto``: scales it into the requested box when needed
 /// (once, through the sample buffer's shared conversion cache), converts it to what the encoder
@@ -49,11 +48,6 @@ enum PhotoProcessor {
     /// The wall-clock instant of a time on the session clock (`CLOCK_MONOTONIC`), by the
     /// current offset between `CLOCK_REALTIME` and `CLOCK_MONOTONIC`.
     static func wallClockDate(of time: MediaTime) -> Date? {
-        guard let nanoseconds = time.nanoseconds else { return nil }
-        var realtime = timespec()
-        clock_gettime(CLOCK_REALTIME, &realtime)
-        let monotonic = MonotonicClock.nanoseconds()
-        let realtimeNanoseconds = Int64(realtime.tv_sec) * 1_000_000_000 + Int64(realtime.tv_nsec)
-        return Date(timeIntervalSince1970: Double(realtimeNanoseconds - (monotonic - nanoseconds)) / 1e9)
+        SessionWallClock.current().date(of: time)
     }
 }
