@@ -19,16 +19,13 @@ import functools
 import http.server
 import json
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
+import headless_chromium
 from selenium.webdriver.support.ui import WebDriverWait
 
 MAX_PAGES = 20_000
@@ -89,12 +86,7 @@ def articles(base, module):
 
 
 def browse(base, paths, pages):
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--user-data-dir=" + tempfile.mkdtemp(prefix="capturekit-chromium-")):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = headless_chromium.driver()
     seen = []
     try:
         for path in paths:

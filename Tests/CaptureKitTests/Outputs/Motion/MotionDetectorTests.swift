@@ -72,7 +72,7 @@ struct MotionDetectorTests {
         // Objects take the texture's value plus 10 where they are.
         let faintScene = FaintScene(scene: scene, lift: 10)
         var detector = MotionDetector(width: Self.width, height: Self.height)
-        var plain = [Float](repeating: 1, count: Self.width * Self.height)
+        let plain = [Float](repeating: 1, count: Self.width * Self.height)
         var sensitiveLeft = plain
         let sensitive = MotionDetector.Sensitivity(value: 0.5).floor / MotionDetector.Sensitivity(value: 1).floor
         for y in 0..<Self.height { for x in 0..<80 { sensitiveLeft[y * Self.width + x] = sensitive } }
@@ -84,7 +84,6 @@ struct MotionDetectorTests {
         let seen = (0..<60).map { ($0, detector.analyze(faintScene.frame($0))) }.filter { $0.1.isMotion }
         #expect(seen.first?.0 == 20)
         #expect(seen.first?.1.blobs.allSatisfy { $0.x < 80 } == true, "\(String(describing: seen.first?.1.blobs))")
-        plain.removeAll()
     }
 
     @Test func aThingThatStopsBecomesBackground() {
