@@ -4,10 +4,12 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// What `capture watch` does with motion events: a clip per episode of motion, started when
-/// motion begins and finished when the episode ends (after the motion output's quiet period),
-/// each reported on its own line once its file is complete.
-final class MotionClipRecorder: CaptureMotionOutputDelegate, CaptureFileOutputRecordingDelegate {
+/// What `capture watch` does with motion events: a clip per episode of motion, each reported
+/// on its own line once its file is complete. Without a pre-roll ring, a movie recording
+/// started when motion begins and finished when the episode ends (after the motion output's
+/// quiet period); with one, a trigger of the ring for every frame with motion, so the clip
+/// starts before the motion and lasts until the post-roll after its last frame.
+final class MotionClipRecorder: CaptureMotionOutputDelegate, CaptureFileOutputRecordingDelegate, CapturePreRollOutputDelegate {
     /// One finished clip as printed with --json.
     struct Report: Encodable {
         var file: String
@@ -26,19 +28,25 @@ final class MotionClipRecorder: CaptureMotionOutputDelegate, CaptureFileOutputRe
         var finished = 0
         var failure: CaptureError?
         var closing = false
+        /// The motion that opened the ring's clip under way (with a ring).
+        var opening: MotionEvent?
+        var ringClipOpen = false
     }
 
     private let movie: CaptureMovieFileOutput
+    private let ring: CapturePreRollOutput?
     private let folder: URL
     private let json: Bool
     private let state = Mutex(State())
     /// Signalled when the last clip under way has finished after ``close()``.
     let drained = DispatchSemaphore(value: 0)
 
-    init(movie: CaptureMovieFileOutput, folder: URL, json: Bool) {
+    init(movie: CaptureMovieFileOutput, ring: CapturePreRollOutput?, folder: URL, json: Bool) {
         self.movie = movie
+        self.ring = ring
         self.folder = folder
         self.json = json
+        ring?.setDelegate(self, queue: DispatchQueue(label: "capture.watch.clips"))
     }
 
     /// Clips finished so far.
@@ -48,6 +56,12 @@ final class MotionClipRecorder: CaptureMotionOutputDelegate, CaptureFileOutputRe
     var failure: CaptureError? { state.withLock { $0.failure } }
 
     func motionOutput(_ output: CaptureMotionOutput, didOutput event: MotionEvent, from connection: CaptureConnection) {
+        if let ring {
+            guard event.phase != .ended, !state.withLock({ $0.closing }) else { return }
+            state.withLock { state in if !state.ringClipOpen, state.opening == nil || event.phase == .began { state.opening = event } }
+            try? ring.trigger(reason: "motion", at: event.presentationTimeStamp)
+            return
+        }
         switch event.phase {
         case .began:
             guard !movie.isRecording, !state.withLock({ $0.closing }) else { return }
@@ -75,9 +89,34 @@ final class MotionClipRecorder: CaptureMotionOutputDelegate, CaptureFileOutputRe
             return (state.pending.removeValue(forKey: fileURL), state.closing)
         }
         let clip = output.lastRecordedMovie
-        let report = Report(file: fileURL.path, trigger: trigger?.presentationTimeStamp.seconds ?? 0, score: trigger?.score ?? 0,
-                            boxes: (trigger?.boxes ?? []).map { [$0.minX, $0.minY, $0.width, $0.height].map { Double($0) } },
-                            duration: clip?.duration.seconds ?? 0, frames: clip?.videoFrameCount ?? 0, error: failure?.message)
+        print(Report(file: fileURL.path, trigger: trigger?.presentationTimeStamp.seconds ?? 0, score: trigger?.score ?? 0,
+                     boxes: (trigger?.boxes ?? []).map { [$0.minX, $0.minY, $0.width, $0.height].map { Double($0) } },
+                     duration: clip?.duration.seconds ?? 0, frames: clip?.videoFrameCount ?? 0, error: failure?.message), failure: failure)
+        if closing { drained.signal() }
+    }
+
+    func preRollOutput(_ output: CapturePreRollOutput, didOutput event: PreRollEvent) {
+        let (url, duration, failure): (URL, MediaTime, CaptureError?)
+        switch event {
+        case .started:
+            state.withLock { $0.ringClipOpen = true }
+            return
+        case .finished(let clip): (url, duration, failure) = (clip.url, clip.duration, nil)
+        case .failed(let failed, _, let error): (url, duration, failure) = (failed, .zero, error)
+        }
+        let (trigger, closing) = state.withLock { state in
+            defer { state.opening = nil; state.ringClipOpen = false; state.finished += 1 }
+            if let failure { state.failure = failure }
+            return (state.opening, state.closing)
+        }
+        let frames = (try? MediaFileInfo(contentsOf: url))?.streams.first { $0.kind == .video }?.frameCount ?? 0
+        print(Report(file: url.path, trigger: trigger?.presentationTimeStamp.seconds ?? 0, score: trigger?.score ?? 0,
+                     boxes: (trigger?.boxes ?? []).map { [$0.minX, $0.minY, $0.width, $0.height].map { Double($0) } },
+                     duration: duration.seconds, frames: frames, error: failure?.message), failure: failure)
+        if closing { drained.signal() }
+    }
+
+    private func print(_ report: Report, failure: CaptureError?) {
         if json, let data = try? JSONEncoder().encode(report), let line = String(data: data, encoding: .utf8) {
             Console.print(line)
         } else {
@@ -85,12 +124,16 @@ final class MotionClipRecorder: CaptureMotionOutputDelegate, CaptureFileOutputRe
                                  report.trigger, report.score * 100, report.duration, report.frames,
                                  failure.map { "; \($0.message)" } ?? ""))
         }
-        if closing { drained.signal() }
     }
 
-    /// Starts no new clip, finishes the one under way, and returns whether one was.
+    /// Starts no new clip, finishes the recording under way, and returns whether a clip was
+    /// under way (a ring's clip finishes when the session stops).
     func close() -> Bool {
-        state.withLock { $0.closing = true }
+        let ringClip = state.withLock { state in
+            state.closing = true
+            return state.ringClipOpen || state.opening != nil
+        }
+        if ring != nil { return ringClip }
         guard movie.isRecording else { return false }
         movie.stopRecording()
         return true

@@ -17,7 +17,7 @@ enum WatchCommand: Command {
         .value("min-area", "F", "share of the watched picture that must change, 0...1 (default 0.005)"),
         .value("ignore", "RECTS", "parts of the picture never watched: x,y,w,h in 0...1, several\nseparated by ';' (0,0,1,0.2;0.8,0.5,0.2,0.5)"),
         .value("post", "T", "still time that ends a clip (default 5s)"),
-        .value("pre", "T", "time before the trigger to keep: not supported yet"),
+        .value("pre", "T", "also keep T before motion began (a pre-roll ring of encoded video); clips\nthen start on the keyframe at or before it"),
         .value("duration", "T", "stop after T (10s, 1.5m); default: until interrupted"),
         .flag("unpaced", "read file: devices as fast as the detector and encoder go"),
         .flag("json", "one JSON object per clip and line: file, trigger, score, boxes, duration, frames"),
@@ -25,12 +25,14 @@ enum WatchCommand: Command {
 
     static let usage = """
         usage: capture watch OUTDIR --motion [--device ID] [--audio-device ID | --no-audio]
-                             [--sensitivity S] [--min-area F] [--ignore RECTS] [--post T]
+                             [--sensitivity S] [--min-area F] [--ignore RECTS] [--pre T] [--post T]
                              [--duration T] [--unpaced] [--json]
 
         Watches the default camera, or ID, for motion and records a clip into OUTDIR (made if
-        missing) for each episode of motion: from the first frame after motion began until
-        --post without motion, as motion-YYYYMMDD-HHMMSS.mov, with sound from the microphone.
+        missing) for each episode of motion: from the first frame after motion began (with --pre,
+        from T before it) until --post without motion (at most 10 minutes with --pre), as
+        motion-YYYYMMDD-HHMMSS.mov (clip-YYYYMMDD-HHMMSS.mov with --pre), with sound from the
+        microphone.
         A line per finished clip says when motion began, how much of the picture moved and how
         long the clip is. Runs until SIGINT (Ctrl-C) / SIGTERM, --duration, or the end of a
         file: device; a clip under way is finished properly.
@@ -44,12 +46,10 @@ enum WatchCommand: Command {
         let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.count == 1 else { throw UsageError("give exactly one output folder") }
         guard arguments.has("motion") else { throw UsageError("give a trigger: --motion (the only one so far)") }
-        if arguments.value("pre") != nil {
-            throw UsageError("--pre is not supported yet: clips start when motion begins")
-        }
         let folder = try outputFolder(arguments.positional[0])
         let duration = try arguments.duration("duration")
         let post = try arguments.duration("post") ?? MediaTime(value: 5, timescale: 1)
+        let pre = try arguments.duration("pre")
         let motion = CaptureMotionOutput()
         try motion.setQuietPeriod(post)
         if let word = arguments.value("sensitivity") { try motion.setSensitivity(try number(word, "--sensitivity")) }
@@ -62,13 +62,18 @@ enum WatchCommand: Command {
             : try DeviceLookup.find(arguments.value("audio-device"), mediaType: .audio, looping: false, pacing: pacing)
         let session = CaptureSession()
         let movie = CaptureMovieFileOutput()
+        let ring = CapturePreRollOutput()
+        if let pre {
+            try ring.setClipFolder(folder)
+            try ring.setDurations(preRoll: pre, postRoll: post, longestClip: max(MediaTime(value: 600, timescale: 1), pre + post))
+        }
         try session.configure {
             try session.addInput(CaptureDeviceInput(device: camera))
             if let microphone { try session.addInput(CaptureDeviceInput(device: microphone)) }
             try session.addOutput(motion)
-            try session.addOutput(movie)
+            try session.addOutput(pre == nil ? movie : ring)
         }
-        let clips = MotionClipRecorder(movie: movie, folder: folder, json: arguments.has("json"))
+        let clips = MotionClipRecorder(movie: movie, ring: pre == nil ? nil : ring, folder: folder, json: arguments.has("json"))
         motion.setMotionDelegate(clips, queue: DispatchQueue(label: "capture.watch"))
 
         let stop = DispatchSemaphore(value: 0)
@@ -89,8 +94,9 @@ enum WatchCommand: Command {
             stop.wait()
         }
         motion.setMotionDelegate(nil, queue: nil)
-        if clips.close() { clips.drained.wait() }
-        try? session.stopRunning()
+        let waiting = clips.close()
+        try? session.stopRunning()   // finishes a pre-roll clip under way
+        if waiting { clips.drained.wait() }
         if let failure = clips.failure { throw failure }
         return clips.finishedCount > 0 ? .success : .failure
     }

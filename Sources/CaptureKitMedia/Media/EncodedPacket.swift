@@ -16,6 +16,13 @@ package struct EncodedPacket {
     /// The time base of the packet's timestamps.
     package let timeBase: AVRational
 
+    /// `packet`, lent as `track`'s, its timestamps in `timeBase`.
+    package init(track: Track, packet: UnsafeMutablePointer<AVPacket>, timeBase: AVRational) {
+        self.track = track
+        self.packet = packet
+        self.timeBase = timeBase
+    }
+
     /// The presentation time, in ``timeBase`` units (nil when the packet has none).
     package var presentationTimestamp: Int64? {
         packet.pointee.pts == FFmpeg.noTimestamp ? nil : packet.pointee.pts

@@ -51,6 +51,28 @@ struct WatchCommandTests {
         #expect(first[120 * 320 + 230] > 200, "the clip's first frame does not show the box (grey \(first[120 * 320 + 230]))")
     }
 
+    /// With --pre the clip comes from the pre-roll ring: it starts on a keyframe before the box
+    /// appeared (its first frame shows no box) and still holds the box.
+    @Test func withAPreRollTheClipStartsBeforeTheMotion() throws {
+        let input = try Self.footage(box: true)
+        let clips = try folder()
+        let result = try CaptureTool.run(["watch", clips.path, "--motion", "--device", "file:\(input.path)", "--no-audio",
+                                          "--unpaced", "--pre", "1s", "--post", "0.5s", "--json"])
+        #expect(result.status == 0, "\(result)")
+        let lines = result.output.split(separator: "\n")
+        try #require(lines.count == 1, "\(result.output)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        let file = try #require(report["file"] as? String)
+        let keys = String(decoding: try FileFixtures.run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "frame=key_frame",
+                                                                       "-of", "csv=p=0", file]), as: UTF8.self).split(separator: "\n")
+        #expect(keys.first?.hasPrefix("1") == true, "the clip's first frame is no keyframe")
+        // The box shows from frame 45 (1.5 s) for 30 frames: the clip holds a second before it.
+        #expect(keys.count >= 30 + 30 && keys.count == report["frames"] as? Int, "\(keys.count) frames, report \(report)")
+        let first = try FileFixtures.run("ffmpeg", ["-v", "error", "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+        try #require(first.count == 320 * 240)
+        #expect(first[120 * 320 + 230] < 150, "the clip's first frame already shows the box")
+    }
+
     @Test func aStillSceneRecordsNothing() throws {
         let input = try Self.footage(box: false)
         let clips = try folder()
@@ -70,7 +92,7 @@ struct WatchCommandTests {
         #expect(files.isEmpty, "\(files)")
     }
 
-    @Test(arguments: [["watch", "out"], ["watch", "out", "--motion", "--pre", "5s"], ["watch", "out", "--motion", "--ignore", "1,2,3"]])
+    @Test(arguments: [["watch", "out"], ["watch", "out", "--motion", "--pre", "soon"], ["watch", "out", "--motion", "--ignore", "1,2,3"]])
     func whatIsNotSupportedOrMalformedIsAOneLineUsageError(_ arguments: [String]) throws {
         let result = try CaptureTool.run(arguments, in: try folder())
         #expect(result.status == 64, "\(result)")

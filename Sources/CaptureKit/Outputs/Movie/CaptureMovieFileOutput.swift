@@ -209,32 +209,17 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
         }
         let connections = self.connections.filter(\.isEnabled)
         let (limits, settings) = state.withLock { ($0.limits, $0.settings) }
-        var video: MovieRecording.VideoTrack?
-        var audio: MovieRecording.AudioTrack?
-        var devices: [CaptureDevice] = []
-        for connection in connections {
-            guard let device = connection.device else { continue }
-            devices.append(device)
-            let format = device.activeFormat
-            let chosen = settings[ObjectIdentifier(connection)] ?? MovieOutputSettings()
-            if connection.mediaType == .video, let pixelFormat = format.pixelFormat {
-                video = .init(width: format.width, height: format.height, sourceFormat: pixelFormat,
-                              frameDuration: device.activeVideoMinFrameDuration, rotation: connection.videoRotationAngle,
-                              mirrored: connection.isVideoMirrored, settings: chosen)
-            } else if connection.mediaType == .audio, let audioFormat = format.audioFormat {
-                audio = .init(format: audioFormat, settings: chosen)
-            }
-        }
-        guard video != nil || audio != nil else {
+        let tracks = MovieRecording.Tracks(connections) { settings[ObjectIdentifier($0)] ?? MovieOutputSettings() }
+        guard tracks.video != nil || tracks.audio != nil else {
             throw .invalidState("the movie output has no enabled video or audio connection")
         }
         let configuration = MovieRecording.Configuration(
-            url: url, container: container, video: video, audio: audio,
+            url: url, container: container, video: tracks.video, audio: tracks.audio,
             fragmentInterval: limits.fragmentInterval.isNumeric && limits.fragmentInterval > .zero ? limits.fragmentInterval : nil,
             maxDuration: limits.maxDuration.isNumeric && limits.maxDuration > .zero ? limits.maxDuration : nil,
             maxFileSize: limits.maxFileSize > 0 ? limits.maxFileSize : nil,
             minFreeDiskSpace: limits.minFreeDiskSpace > 0 ? limits.minFreeDiskSpace : nil,
-            metadata: limits.metadata, holdBack: !devices.isEmpty && devices.allSatisfy { !$0.backend.isLive })
+            metadata: limits.metadata, holdBack: tracks.holdBack)
 
         let alreadyRecording = state.withLock { $0.recording != nil }
         guard !alreadyRecording else { throw .invalidState("a recording is already under way; stop it first") }

@@ -81,7 +81,7 @@ final class MovieRecording: @unchecked Sendable {
     private var worker: WorkerThread?
 
     // Encoder-thread state.
-    private let muxer: MovieMuxer
+    private let muxer: any MovieSink
     private var videoEncoder: VideoEncoder?
     private var keyframeInterval = MediaTime.zero
     /// Live recordings: what keeps the encoder close behind the camera, the speeds it may
@@ -116,11 +116,13 @@ final class MovieRecording: @unchecked Sendable {
 
     /// Opens the file, the encoders and writes the header — everything that can fail before a
     /// single frame is captured fails here, on the caller's thread.
-    init(_ configuration: Configuration, onEvent: @escaping @Sendable (Event) -> Void) throws(CaptureError) {
+    /// `sink` takes the packets instead of a movie file at the configuration's URL.
+    init(_ configuration: Configuration, sink: (any MovieSink)? = nil, onEvent: @escaping @Sendable (Event) -> Void) throws(CaptureError) {
         self.configuration = configuration
         self.onEvent = onEvent
         let path = configuration.url.path
-        let muxer = try MovieMuxer(path: path, container: configuration.container)
+        let muxer: any MovieSink
+        if let sink { muxer = sink } else { muxer = try MovieMuxer(path: path, container: configuration.container) }
         self.muxer = muxer
         do throws(CaptureError) {
             if let video = configuration.video {

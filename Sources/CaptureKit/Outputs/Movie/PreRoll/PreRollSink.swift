@@ -1,0 +1,226 @@
+internal import CFFmpeg
+import Foundation
+import Synchronization
+
+/// The pre-roll output's side of an endless ``MovieRecording``: every packet goes into a
+/// ``PacketRing``; a trigger opens a clip — a movie file of its own — that starts at the ring's
+/// keyframe at or before (trigger − pre-roll), then takes every packet until (trigger +
+/// post-roll), later triggers pushing that end on, up to a longest clip. Clips are fragmented
+/// while written (a crash leaves what was written playable) and made ordinary files when done.
+/// Used on the recording's encoder thread, but for ``trigger(_:)`` and ``origin``.
+final class PreRollSink: MovieSink, @unchecked Sendable {
+    // Unchecked Sendable: state confined to the recording's encoder thread; triggers and the origin behind a Mutex.
+    struct Settings: Sendable {
+        var preRoll: MediaTime
+        var postRoll: MediaTime
+        var longestClip: MediaTime
+        var folder: URL
+        var fragmentInterval: MediaTime
+        /// One video frame's duration (the clip's last frame lasts that long).
+        var frameDuration: MediaTime
+    }
+
+    /// A request for a clip: why, and the capture time it is about.
+    struct Trigger: Sendable {
+        var reason: String
+        var time: MediaTime
+    }
+
+    /// What the sink tells its output, on the encoder thread.
+    enum Event: Sendable {
+        case started(url: URL, reason: String, trigger: MediaTime, start: MediaTime)
+        case finished(url: URL, reason: String, trigger: MediaTime, start: MediaTime, duration: MediaTime, error: CaptureError?)
+    }
+
+    private struct Clip {
+        let muxer: MovieMuxer
+        let url: URL
+        let reason: String
+        /// File times (the recording's): the trigger, the first frame, where the clip ends.
+        let trigger: MediaTime
+        let start: MediaTime
+        var end: MediaTime
+        /// The first frame's timestamp in the video time base: what every packet is moved back by.
+        let videoOffset: Int64
+        let videoTimeBase: AVRational
+        var lastVideo: MediaTime
+    }
+
+    private struct Shared {
+        var triggers: [Trigger] = []
+        /// The capture time of the recording's time zero, once its first frame is in.
+        var origin: MediaTime?
+        var bufferedBytes = 0
+    }
+
+    let settings: Settings
+    private let onEvent: @Sendable (Event) -> Void
+    private let shared = Mutex(Shared())
+    private var ring: PacketRing
+    private var clip: Clip?
+    private var videoEncoder: VideoEncoder?
+    private var audioEncoder: AudioEncoder?
+    private var rotation = 0.0, mirrored = false
+    private var metadata = MovieMetadata()
+
+    init(_ settings: Settings, maximumBytes: Int, onEvent: @escaping @Sendable (Event) -> Void) {
+        self.settings = settings
+        self.onEvent = onEvent
+        ring = PacketRing(span: settings.preRoll, maximumBytes: maximumBytes)
+    }
+
+    /// Asks for a clip around `trigger` (from any thread): taken with the next packet.
+    func trigger(_ trigger: Trigger) { shared.withLock { $0.triggers.append(trigger) } }
+
+    /// Sets the capture time of the recording's time zero (its `started(at:)`).
+    func setOrigin(_ origin: MediaTime) { shared.withLock { $0.origin = origin } }
+
+    /// Coded bytes the ring holds now.
+    var bufferedBytes: Int { shared.withLock { $0.bufferedBytes } }
+
+    // MARK: MovieSink
+
+    let path = ""
+    // Clips are QuickTime files, whose encoders put their headers in extradata.
+    let needsGlobalHeader = true
+    private(set) var payloadBytes: Int64 = 0
+    private(set) var packetCount = 0
+    private(set) var videoPacketCount = 0
+    var timings: [[MovieMuxer.PacketTiming]] { [] }
+    var timeBases: [AVRational] { [] }
+
+    func addVideo(_ encoder: VideoEncoder, rotation: Double, mirrored: Bool) throws(CaptureError) {
+        videoEncoder = encoder
+        self.rotation = rotation
+        self.mirrored = mirrored
+    }
+
+    func addAudio(_ encoder: AudioEncoder) throws(CaptureError) { audioEncoder = encoder }
+
+    func start(metadata: MovieMetadata, startDate: Date, fragmentInterval: MediaTime?) throws(CaptureError) {
+        self.metadata = metadata
+    }
+
+    /// Keeps the packet and feeds the open clip. A clip's failure (its disk full) fails that
+    /// clip, never the recording under it.
+    func write(_ encoded: EncodedPacket) throws(CaptureError) {
+        guard let packet = HeldPacket(encoded) else { return }
+        payloadBytes += Int64(packet.size)
+        packetCount += 1
+        if packet.track == .video { videoPacketCount += 1 }
+        ring.append(packet)
+        let (triggers, origin) = shared.withLock { shared -> ([Trigger], MediaTime?) in
+            shared.bufferedBytes = ring.bytes
+            guard shared.origin != nil else { return ([], nil) }
+            defer { shared.triggers.removeAll() }
+            return (shared.triggers, shared.origin)
+        }
+        let hadClip = clip != nil
+        if let origin {
+            for trigger in triggers { take(trigger, fileTime: trigger.time - origin) }
+        }
+        // A clip opened just now took this packet from the ring already.
+        guard hadClip, var open = clip else { return }
+        if packet.track == .video, packet.time >= open.end {
+            close(nil)
+            return
+        }
+        guard packet.time >= open.start, packet.time < open.end else { return }
+        do throws(CaptureError) {
+            try put(packet, into: &open)
+            clip = open
+        } catch {
+            close(error)
+        }
+    }
+
+    func finish() throws(CaptureError) { close(nil) }
+
+    func closeFile() { close(CaptureError(.internalError, "the recording under the clip failed")) }
+
+    func closeFileDroppingPartialWrite() { closeFile() }
+
+    // MARK: Clips
+
+    /// Opens a clip for `trigger` at `fileTime`, or pushes the open one's end on.
+    private func take(_ trigger: Trigger, fileTime: MediaTime) {
+        if var open = clip {
+            open.end = min(max(open.end, fileTime + settings.postRoll), open.start + settings.longestClip)
+            clip = open
+            return
+        }
+        guard let first = ring.start(atOrBefore: fileTime - settings.preRoll), let video = videoEncoder else { return }
+        let keyframe = ring.packets[first]
+        let url = Self.nextURL(in: settings.folder)
+        do throws(CaptureError) {
+            let muxer = try MovieMuxer(path: url.path, container: .mov)
+            try muxer.addVideo(video, rotation: rotation, mirrored: mirrored)
+            if let audioEncoder { try muxer.addAudio(audioEncoder) }
+            var clipMetadata = metadata
+            clipMetadata.comment = trigger.reason
+            try muxer.start(metadata: clipMetadata, startDate: Date(), fragmentInterval: settings.fragmentInterval)
+            let start = keyframe.time
+            var open = Clip(muxer: muxer, url: url, reason: trigger.reason, trigger: fileTime, start: start,
+                            end: min(fileTime + settings.postRoll, start + settings.longestClip),
+                            videoOffset: keyframe.pts, videoTimeBase: keyframe.timeBase, lastVideo: .negativeInfinity)
+            clip = open
+            onEvent(.started(url: url, reason: trigger.reason, trigger: trigger.time, start: start + (trigger.time - fileTime)))  // capture times
+            for packet in ring.packets[first...] where packet.time >= start {
+                if packet.track == .video, packet.time >= open.end { break }
+                if packet.track == .audio, packet.time >= open.end { continue }
+                try put(packet, into: &open)
+            }
+            clip = open
+            if ring.packets.last.map({ $0.track == .video && $0.time >= open.end }) == true { close(nil) }
+        } catch {
+            clip = nil
+            try? FileManager.default.removeItem(at: url)
+            onEvent(.finished(url: url, reason: trigger.reason, trigger: trigger.time, start: trigger.time, duration: .zero, error: error))
+        }
+    }
+
+    /// Writes `packet` into the clip, moved back to the clip's time zero.
+    private func put(_ packet: HeldPacket, into open: inout Clip) throws(CaptureError) {
+        let offset = av_rescale_q(open.videoOffset, open.videoTimeBase, packet.timeBase)
+        try packet.lend(shiftedBack: offset) { (lent) throws(CaptureError) in try open.muxer.write(lent) }
+        if packet.track == .video { open.lastVideo = packet.time }
+    }
+
+    /// Finishes the open clip (writes its index, makes it an ordinary file), or closes it as it
+    /// is after `failure`.
+    private func close(_ failure: CaptureError?) {
+        guard let open = clip else { return }
+        clip = nil
+        let origin = shared.withLock { $0.origin } ?? .zero
+        var error = failure
+        if failure == nil {
+            do throws(CaptureError) {
+                try open.muxer.finish()
+                try MovieDefragmenter.defragment(path: open.url.path, container: .mov, timings: open.muxer.timings,
+                                                 timeBases: open.muxer.timeBases)
+            } catch let failed {
+                error = failed
+            }
+        } else {
+            open.muxer.closeFileDroppingPartialWrite()
+        }
+        let duration = open.lastVideo.isNumeric ? open.lastVideo - open.start + settings.frameDuration : .zero
+        onEvent(.finished(url: open.url, reason: open.reason, trigger: open.trigger + origin, start: open.start + origin,
+                          duration: duration, error: error))
+    }
+
+    /// `clip-<date>-<time>.mov` in `folder`, with `-2`, `-3`… when taken.
+    static func nextURL(in folder: URL) -> URL {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        let stem = "clip-\(formatter.string(from: Date()))"
+        var url = folder.appendingPathComponent("\(stem).mov")
+        var number = 1
+        while FileManager.default.fileExists(atPath: url.path) {
+            number += 1
+            url = folder.appendingPathComponent("\(stem)-\(number).mov")
+        }
+        return url
+    }
+}
