@@ -153,6 +153,49 @@ struct PreRollOutputTests {
         #expect(abs(audio - video) <= 1.0 / 30 + 1e-6, "audio starts at \(audio) s, video at \(video) s")
     }
 
+    /// Samples the ring's size with every frame a video data output gets.
+    private final class RingWatcher: SampleBufferDelegate {
+        let preRoll: CapturePreRollOutput
+        let sizes = Recorder<Int>()
+        init(_ preRoll: CapturePreRollOutput) { self.preRoll = preRoll }
+        func captureOutput(_ output: CaptureOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
+            sizes.append(preRoll.bufferedBytes)
+        }
+    }
+
+    /// 60 s of pre-roll asked for, 256 KiB allowed: over 1 200 noisy frames (far more than
+    /// 256 KiB of video) the ring never holds more than the bound plus the one group of
+    /// pictures it cannot split.
+    @Test func theRingStaysWithinItsByteBound() async throws {
+        var scene = MotionScene(width: 160, height: 120, noise: 4)
+        scene.objects = []
+        let pictures = try (0..<60).map { try scene.pixelBuffer($0) }
+        let camera = try makeTestCamera("preroll-ring") {
+            $0.sizes = [.init(width: 160, height: 120)]
+            $0.pixelFormats = [.nv12]
+            $0.content = .frames(pictures)
+            $0.pacing = .unpaced
+        }
+        defer { CaptureDevice.removeVirtualDevice(camera) }
+        let preRoll = CapturePreRollOutput()
+        try preRoll.setClipFolder(FileFixtures.directory)
+        try preRoll.setDurations(preRoll: MediaTime(value: 60, timescale: 1), postRoll: .zero, longestClip: MediaTime(value: 61, timescale: 1))
+        let bound = 256 << 10
+        try preRoll.setMaximumBufferBytes(bound)
+        let video = CaptureVideoDataOutput()
+        let watcher = RingWatcher(preRoll)
+        video.setSampleBufferDelegate(watcher, queue: DispatchQueue(label: "tests.preroll.ring"))
+        let session = try makeSession(camera: camera, outputs: [preRoll, video])
+        try await session.start()
+        let enough = await watcher.sizes.wait(timeout: .seconds(120)) { $0.count >= 1_200 }
+        try await session.stop()
+        #expect(enough)
+        let sizes = watcher.sizes.items
+        let largest = sizes.max() ?? 0
+        #expect(largest > bound / 2, "the ring never filled (\(largest) bytes): the test proves nothing")
+        #expect(largest <= 2 * bound, "the ring held \(largest) bytes, bound \(bound)")
+    }
+
     @Test func settingsAreCheckedAndATriggerNeedsARunningSession() throws {
         let output = CapturePreRollOutput()
         #expect(throws: CaptureError.self) { try output.trigger(reason: "early") }
