@@ -65,7 +65,7 @@ final class MotionClipRecorder: CaptureMotionOutputDelegate, CaptureFileOutputRe
         switch event.phase {
         case .began:
             guard !movie.isRecording, !state.withLock({ $0.closing }) else { return }
-            let url = nextURL()
+            let url = DatedMovieName.next(in: folder, prefix: "motion")
             do throws(CaptureError) {
                 try movie.startRecording(to: url, recordingDelegate: self)
                 state.withLock { $0.pending[url] = event }
@@ -89,9 +89,7 @@ final class MotionClipRecorder: CaptureMotionOutputDelegate, CaptureFileOutputRe
             return (state.pending.removeValue(forKey: fileURL), state.closing)
         }
         let clip = output.lastRecordedMovie
-        print(Report(file: fileURL.path, trigger: trigger?.presentationTimeStamp.seconds ?? 0, score: trigger?.score ?? 0,
-                     boxes: (trigger?.boxes ?? []).map { [$0.minX, $0.minY, $0.width, $0.height].map { Double($0) } },
-                     duration: clip?.duration.seconds ?? 0, frames: clip?.videoFrameCount ?? 0, error: failure?.message), failure: failure)
+        report(fileURL, trigger: trigger, duration: clip?.duration ?? .zero, frames: clip?.videoFrameCount ?? 0, failure: failure)
         if closing { drained.signal() }
     }
 
@@ -110,13 +108,15 @@ final class MotionClipRecorder: CaptureMotionOutputDelegate, CaptureFileOutputRe
             return (state.opening, state.closing)
         }
         let frames = (try? MediaFileInfo(contentsOf: url))?.streams.first { $0.kind == .video }?.frameCount ?? 0
-        print(Report(file: url.path, trigger: trigger?.presentationTimeStamp.seconds ?? 0, score: trigger?.score ?? 0,
-                     boxes: (trigger?.boxes ?? []).map { [$0.minX, $0.minY, $0.width, $0.height].map { Double($0) } },
-                     duration: duration.seconds, frames: frames, error: failure?.message), failure: failure)
+        report(url, trigger: trigger, duration: duration, frames: frames, failure: failure)
         if closing { drained.signal() }
     }
 
-    private func print(_ report: Report, failure: CaptureError?) {
+    /// Prints one finished clip: the motion that opened it, its length, what went wrong.
+    private func report(_ url: URL, trigger: MotionEvent?, duration: MediaTime, frames: Int, failure: CaptureError?) {
+        let report = Report(file: url.path, trigger: trigger?.presentationTimeStamp.seconds ?? 0, score: trigger?.score ?? 0,
+                            boxes: (trigger?.boxes ?? []).map { [$0.minX, $0.minY, $0.width, $0.height].map { Double($0) } },
+                            duration: duration.seconds, frames: frames, error: failure?.message)
         if json, let data = try? JSONEncoder().encode(report), let line = String(data: data, encoding: .utf8) {
             Console.print(line)
         } else {
@@ -137,20 +137,5 @@ final class MotionClipRecorder: CaptureMotionOutputDelegate, CaptureFileOutputRe
         guard movie.isRecording else { return false }
         movie.stopRecording()
         return true
-    }
-
-    /// `motion-<date>-<time>.mov` for a clip starting now, with `-2`, `-3`… when taken.
-    private func nextURL() -> URL {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        let stem = "motion-\(formatter.string(from: Date()))"
-        var url = folder.appendingPathComponent("\(stem).mov")
-        var number = 1
-        while FileManager.default.fileExists(atPath: url.path) {
-            number += 1
-            url = folder.appendingPathComponent("\(stem)-\(number).mov")
-        }
-        return url
     }
 }

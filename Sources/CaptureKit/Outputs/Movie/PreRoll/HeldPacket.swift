@@ -30,6 +30,9 @@ final class HeldPacket {
         av_packet_free(&pointer)
     }
 
+    /// Whether a clip can start with it.
+    var isVideoKeyframe: Bool { track == .video && isKeyframe }
+
     /// Its presentation time.
     var time: MediaTime { MediaTime(value: pts * Int64(timeBase.num), timescale: timeBase.den) }
 

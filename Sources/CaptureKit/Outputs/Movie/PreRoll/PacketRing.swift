@@ -20,7 +20,7 @@ struct PacketRing {
     /// Keeps `packet`, then drops what no clip can need any more. Until the first keyframe
     /// nothing is kept (a clip must start on one).
     mutating func append(_ packet: HeldPacket) {
-        if packets.isEmpty, !(packet.track == .video && packet.isKeyframe) { return }
+        if packets.isEmpty, !packet.isVideoKeyframe { return }
         packets.append(packet)
         bytes += packet.size
         trim(newest: packet.time)
@@ -29,14 +29,15 @@ struct PacketRing {
     /// The index of the newest video keyframe presented at or before `time`, else of the oldest
     /// (the ring does not reach back that far); nil when empty.
     func start(atOrBefore time: MediaTime) -> Int? {
-        let keyframes = packets.indices.filter { packets[$0].track == .video && packets[$0].isKeyframe }
-        return keyframes.last { packets[$0].time <= time } ?? keyframes.first
+        // Called for every packet: searched from the new end, without building a list.
+        packets.indices.last { packets[$0].isVideoKeyframe && packets[$0].time <= time }
+            ?? packets.indices.first { packets[$0].isVideoKeyframe }
     }
 
     private mutating func trim(newest: MediaTime) {
         // The newest keyframe a clip starting `span` ago would start from: nothing before it is needed.
         if let keep = start(atOrBefore: newest - span), keep > 0 { drop(before: keep) }
-        while bytes > maximumBytes, let next = packets.indices.dropFirst().first(where: { packets[$0].track == .video && packets[$0].isKeyframe }) {
+        while bytes > maximumBytes, let next = packets.indices.dropFirst().first(where: { packets[$0].isVideoKeyframe }) {
             drop(before: next)
         }
     }

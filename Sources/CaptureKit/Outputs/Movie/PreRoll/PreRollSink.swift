@@ -151,7 +151,7 @@ final class PreRollSink: MovieSink, @unchecked Sendable {
         }
         guard let first = ring.start(atOrBefore: fileTime - settings.preRoll), let video = videoEncoder else { return }
         let keyframe = ring.packets[first]
-        let url = Self.nextURL(in: settings.folder)
+        let url = DatedMovieName.next(in: settings.folder, prefix: "clip")
         do throws(CaptureError) {
             let muxer = try MovieMuxer(path: url.path, container: .mov)
             try muxer.addVideo(video, rotation: rotation, mirrored: mirrored)
@@ -207,20 +207,5 @@ final class PreRollSink: MovieSink, @unchecked Sendable {
         let duration = open.lastVideo.isNumeric ? open.lastVideo - open.start + settings.frameDuration : .zero
         onEvent(.finished(url: open.url, reason: open.reason, trigger: open.trigger + origin, start: open.start + origin,
                           duration: duration, error: error))
-    }
-
-    /// `clip-<date>-<time>.mov` in `folder`, with `-2`, `-3`… when taken.
-    static func nextURL(in folder: URL) -> URL {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        let stem = "clip-\(formatter.string(from: Date()))"
-        var url = folder.appendingPathComponent("\(stem).mov")
-        var number = 1
-        while FileManager.default.fileExists(atPath: url.path) {
-            number += 1
-            url = folder.appendingPathComponent("\(stem)-\(number).mov")
-        }
-        return url
     }
 }
