@@ -3,7 +3,7 @@ import CommandLineSupport
 import Foundation
 
 /// `capture`: CaptureKit's command line.
-let commands: [any Command.Type] = [DevicesCommand.self, FormatsCommand.self, ControlsCommand.self, FramesCommand.self, RecordCommand.self, ProbeCommand.self, PhotoCommand.self, ThumbnailCommand.self, LibraryCommand.self, LevelsCommand.self, ScanCommand.self, WatchCommand.self, TimeLapseCommand.self, PreviewCommand.self]
+let commands: [any Command.Type] = [DevicesCommand.self, FormatsCommand.self, ControlsCommand.self, FramesCommand.self, RecordCommand.self, ProbeCommand.self, PhotoCommand.self, ThumbnailCommand.self, LibraryCommand.self, LevelsCommand.self, ScanCommand.self, WatchCommand.self, TimeLapseCommand.self, StreamCommand.self, PreviewCommand.self]
 
 let overview = """
     usage: capture <command> [options]
@@ -46,7 +46,7 @@ let overview = """
     } catch let error as CaptureError {
         Console.error("\(command.name): \(error)")
         switch error.code {
-        case .deviceNotFound, .deviceBusy, .deviceDisconnected, .notAuthorized: return .unavailable
+        case .deviceNotFound, .deviceBusy, .deviceDisconnected, .notAuthorized, .connectionFailed, .connectionLost: return .unavailable
         case .fileError, .diskFull: return .cannotCreate
         case .unsupportedFile, .corruptFile: return .dataError
         case .invalidArgument, .unsupportedFormat, .unsupportedPreset: return .usage

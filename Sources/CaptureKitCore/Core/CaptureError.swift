@@ -60,6 +60,12 @@ public struct CaptureError: Error, Sendable, Equatable, CustomStringConvertible 
         case maximumFileSizeReached
         /// A recording ended because its session stopped running (its file is complete).
         case sessionStopped
+        /// A connection to a server (or from a caller, for a listener) could not be made: the
+        /// host does not resolve, refuses, does not answer, or answers with something that is
+        /// not the protocol. The message names the URL with its secrets redacted.
+        case connectionFailed
+        /// An established connection broke: the server went away, stalled, or closed it.
+        case connectionLost
         /// Memory could not be allocated.
         case outOfMemory
         /// An internal invariant failed. Please report it.

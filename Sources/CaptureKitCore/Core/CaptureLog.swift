@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Where the diagnostics of the C libraries under CaptureKit go (FFmpeg's log lines): nowhere by
@@ -26,6 +27,24 @@ public enum CaptureLog {
     public typealias Handler = @Sendable (_ level: Level, _ source: String, _ message: String) -> Void
 
     private static let state = Mutex<(handler: Handler?, level: Level)>((nil, .warning))
+    private static let secrets = Mutex<Set<String>>([])
+
+    /// Registers a secret (a stream key, a passphrase, a URL password) that no line may show:
+    /// from now on ``redacted(_:)`` — and so every line a handler receives — writes `***` in its
+    /// place. C libraries log URLs and server replies that may carry it.
+    package static func addSecret(_ secret: String) {
+        // Shorter strings would blank out ordinary words.
+        guard secret.count >= 3 else { return }
+        secrets.withLock { _ = $0.insert(secret) }
+    }
+
+    /// `text` with every registered secret replaced by `***`.
+    package static func redacted(_ text: String) -> String {
+        let known = secrets.withLock { $0 }
+        guard !known.isEmpty else { return text }
+        // Longest first: a secret containing another is replaced whole.
+        return known.sorted { $0.count > $1.count }.reduce(text) { $0.replacingOccurrences(of: $1, with: "***") }
+    }
 
     /// Sends lines up to `level` (warnings and errors by default) to `handler`; nil silences
     /// them again.
@@ -40,6 +59,6 @@ public enum CaptureLog {
 
     package static func emit(_ level: Level, _ source: String, _ message: String) {
         let handler = state.withLock { $0.handler != nil && level <= $0.level ? $0.handler : nil }
-        handler?(level, source, message)
+        handler?(level, source, redacted(message))
     }
 }

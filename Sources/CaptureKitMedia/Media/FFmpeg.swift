@@ -58,7 +58,7 @@ package enum FFmpeg {
                 // Without the "[demuxer @ 0x…] " prefix: the reason alone, for a person.
                 var reason = text
                 if text.hasPrefix("["), let end = text.range(of: "] ") { reason = String(text[end.upperBound...]) }
-                Thread.current.threadDictionary[errorTrapKey] = reason
+                Thread.current.threadDictionary[errorTrapKey] = CaptureLog.redacted(reason)
             }
             if CaptureLog.wants(mapped) { CaptureLog.emit(mapped, "ffmpeg", text) }
         }

@@ -15,6 +15,8 @@ package final class VideoEncoder {
     /// The duration of the last frame sent: packets that leave the encoder only when it is
     /// flushed carry no duration of their own.
     private var lastDuration: Int64 = 0
+    /// Whether the next frame must be a keyframe (a new bit rate starts with one).
+    private var forcesKeyframe = false
 
     /// How much faster than its settings say the encoder runs: `.configured`, or a faster x264 /
     /// x265 preset that a live recording falls back to while the encoder cannot keep up.
@@ -99,7 +101,10 @@ package final class VideoEncoder {
             if codec == .hevc { av_opt_set(priv, "x265-params", "log-level=error", 0) }
             switch settings.videoQuality ?? .constantQuality(23) {
             case .constantQuality(let crf): av_opt_set(priv, "crf", String(min(51, max(0, crf))), 0)
-            case .bitRate(let bits): context.pointee.bit_rate = Int64(bits)
+            case .bitRate(let bits):
+                context.pointee.bit_rate = Int64(bits)
+                // Live: a constant rate a link can carry, the buffer one second of it.
+                if speed.zeroLatency { Self.constrain(context, to: bits) }
             }
         case .mjpeg:
             // FFmpeg's MJPEG encoder takes limited-range 4:2:x only as "unofficial".
@@ -122,6 +127,20 @@ package final class VideoEncoder {
         av_frame_free(&frame)
         var packet: UnsafeMutablePointer<AVPacket>? = self.packet
         av_packet_free(&packet)
+    }
+
+    /// Changes the target bit rate (and its one-second buffer) while encoding, from the next
+    /// frame, which is made a keyframe: the new rate starts a group of its own. libx264 applies
+    /// it without a new stream header (`x264_encoder_reconfig`).
+    package func setBitRate(_ bits: Int) {
+        Self.constrain(context, to: bits)
+        context.pointee.bit_rate = Int64(bits)
+        forcesKeyframe = true
+    }
+
+    private static func constrain(_ context: UnsafeMutablePointer<AVCodecContext>, to bits: Int) {
+        context.pointee.rc_max_rate = Int64(bits)
+        context.pointee.rc_buffer_size = Int32(clamping: bits)
     }
 
     /// Encodes `buffer` (in ``pixelFormat``, the encoder's size) at `pts` (90 kHz) lasting
@@ -149,6 +168,10 @@ package final class VideoEncoder {
             frame.pointee.height = Int32(buffer.height)
             frame.pointee.pts = pts
             frame.pointee.pkt_duration = duration
+            if forcesKeyframe {
+                frame.pointee.pict_type = AV_PICTURE_TYPE_I
+                forcesKeyframe = false
+            }
             frame.pointee.color_range = AVCOL_RANGE_MPEG
             withUnsafeMutablePointer(to: &frame.pointee.data) { data in
                 data.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { planes in

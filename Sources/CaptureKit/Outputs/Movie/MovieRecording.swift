@@ -102,6 +102,9 @@ final class MovieRecording: @unchecked Sendable {
     private var videoLost = false             // the camera is away; the recording goes on
     private var audioLost = false             // the microphone is away; its return may leave any gap
     private var stopRequest: (at: MediaTime, reason: StopReason)?
+    /// A bit rate asked for from another thread, taken with the next frame; the one in force.
+    private let requestedBitRate = Mutex<Int?>(nil)
+    private var bitRate: Int?
     private var lastSpaceCheck: MediaTime = .zero
     private var finished = false
 
@@ -164,7 +167,7 @@ final class MovieRecording: @unchecked Sendable {
             try muxer.start(metadata: configuration.metadata, startDate: startDate, fragmentInterval: fragmentDuration)
         } catch {
             muxer.closeFile()
-            unlink(path)
+            if !muxer.path.isEmpty { unlink(muxer.path) }
             throw error
         }
     }
@@ -301,6 +304,10 @@ final class MovieRecording: @unchecked Sendable {
         let duration90k = duration.convertScale(VideoEncoder.timeBase.den).value
         // After any speed change above: the encoder that takes the frame.
         guard let encoder = videoEncoder else { return }
+        if let bits = requestedBitRate.withLock({ request in defer { request = nil }; return request }) {
+            bitRate = bits
+            encoder.setBitRate(bits)
+        }
         if pace != nil {
             // x264 holds at most its lookahead (250 frames at the very most): more entries
             // would mean packets that never matched, which must not pile up or pin the lag.
@@ -394,6 +401,7 @@ final class MovieRecording: @unchecked Sendable {
             return
         }
         try current.encode(nil, pts: 0, duration: 0, write: writeVideo)
+        if let bitRate { replacement.setBitRate(bitRate) }
         videoEncoder = replacement
         framesInEncoder.removeAll()
         pendingStep = nil
@@ -582,6 +590,9 @@ final class MovieRecording: @unchecked Sendable {
         progress.withLock { $0.fileSize = size ?? $0.fileSize }
         onEvent(.finished(error))
     }
+
+    /// Changes the video bit rate from the next frame on, which is a keyframe (from any thread).
+    func setVideoBitRate(_ bits: Int) { requestedBitRate.withLock { $0 = bits } }
 
     /// Ends the encoder thread without finishing the file (the output went away).
     func cancel() {

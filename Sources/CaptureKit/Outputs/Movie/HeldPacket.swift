@@ -3,7 +3,8 @@ internal import CFFmpeg
 /// An encoded packet kept after the call that lent it (``EncodedPacket`` is valid only during
 /// that call): a reference to the same coded bytes (`av_packet_clone`, no copy of the data),
 /// its timing, and the track it belongs to. Freed with the last reference.
-final class HeldPacket {
+final class HeldPacket: @unchecked Sendable {
+    // Unchecked Sendable: immutable; the packet it references is only read, and freed with the last reference.
     let track: EncodedPacket.Track
     let timeBase: AVRational
     let pts: Int64

@@ -1,0 +1,126 @@
+internal import CFFmpeg
+import Foundation
+
+/// The stream output's side of an endless ``MovieRecording``: every packet of its one encode
+/// goes to each destination's ``StreamPublisher`` (a reference, not a copy) and to the local
+/// recording, if there is one. Used on the recording's encoder thread, but for ``setOrigin(_:)``
+/// and ``statistics``.
+final class PublishingSink: MovieSink, @unchecked Sendable {
+    // Unchecked Sendable: state confined to the recording's encoder thread; the publishers are Sendable.
+    struct Settings: Sendable {
+        var destinations: [StreamDestination]
+        var keyframeInterval: MediaTime
+        var maximumDelay: MediaTime
+        var reconnection: StreamPublisher.Reconnection
+        var recordingURL: URL?
+    }
+
+    private let settings: Settings
+    private let onEvent: @Sendable (StreamEvent) -> Void
+    private var recording: MovieMuxer?
+    private var tracks: [StreamTrack] = []
+    private var running: [StreamPublisher] = []
+
+    /// Creates the recording's file, if there is one: `.fileError` when it cannot be.
+    init(_ settings: Settings, onEvent: @escaping @Sendable (StreamEvent) -> Void) throws(CaptureError) {
+        self.settings = settings
+        self.onEvent = onEvent
+        if let url = settings.recordingURL {
+            guard let container = MovieMuxer.Container(url: url) else {
+                throw CaptureError(.unsupportedFormat, "\(url.lastPathComponent): record to a .mov, .mp4 or .mkv file", path: url.path)
+            }
+            recording = try MovieMuxer(path: url.path, container: container)
+        }
+    }
+
+    /// Each destination's statistics.
+    var statistics: [StreamStatistics] { running.map(\.statistics) }
+
+    /// Sets the capture time of the stream's time zero.
+    func setOrigin(_ origin: MediaTime) { running.forEach { $0.setOrigin(origin) } }
+
+    // MARK: MovieSink
+
+    var path: String { "" }
+    // FLV and QuickTime want the codecs' headers in extradata; MPEG-TS and RTP repeat them in band.
+    let needsGlobalHeader = true
+    private(set) var payloadBytes: Int64 = 0
+    private(set) var packetCount = 0
+    private(set) var videoPacketCount = 0
+    var timings: [[MovieMuxer.PacketTiming]] { [] }
+    var timeBases: [AVRational] { [] }
+
+    func addVideo(_ encoder: VideoEncoder, rotation: Double, mirrored: Bool) throws(CaptureError) {
+        try recording?.addVideo(encoder, rotation: rotation, mirrored: mirrored)
+        tracks.append(StreamTrack(track: .video, parameters: try CodecParameters(encoder.context), timeBase: VideoEncoder.timeBase))
+    }
+
+    func addAudio(_ encoder: AudioEncoder) throws(CaptureError) {
+        try recording?.addAudio(encoder)
+        tracks.append(StreamTrack(track: .audio, parameters: try CodecParameters(encoder.context), timeBase: encoder.context.pointee.time_base))
+    }
+
+    func start(metadata: MovieMetadata, startDate: Date, fragmentInterval: MediaTime?) throws(CaptureError) {
+        // The recording is fragmented while written (a crash leaves it playable), every 1/8 s
+        // as a movie file output's with a one-second interval.
+        try recording?.start(metadata: metadata, startDate: startDate, fragmentInterval: MediaTime(value: 125_000, timescale: 1_000_000))
+        running = settings.destinations.map { destination in
+            StreamPublisher(.init(destination: destination, tracks: tracks, keyframeInterval: settings.keyframeInterval,
+                                  maximumDelay: settings.maximumDelay, reconnection: settings.reconnection), onEvent: onEvent)
+        }
+        running.forEach { $0.begin() }
+    }
+
+    /// Records the packet and queues it for every destination. A recording's failure (its disk
+    /// full) ends the recording, never the streams.
+    func write(_ encoded: EncodedPacket) throws(CaptureError) {
+        packetCount += 1
+        if encoded.track == .video { videoPacketCount += 1 }
+        payloadBytes += Int64(encoded.packet.pointee.size)
+        guard let packet = HeldPacket(encoded) else { return }
+        if let recording {
+            do throws(CaptureError) {
+                try packet.lend(shiftedBack: 0) { (lent) throws(CaptureError) in try recording.write(lent) }
+            } catch {
+                recording.closeFileDroppingPartialWrite()
+                self.recording = nil
+                onEvent(.recordingFinished(URL(fileURLWithPath: recording.path), error: error))
+            }
+        }
+        for publisher in running { publisher.enqueue(packet) }
+    }
+
+    /// Ends every stream (each drains for at most 2 s, all at once) and finishes the recording.
+    func finish() throws(CaptureError) {
+        endStreams(drainTime: MediaTime(value: 2, timescale: 1))
+        guard let recording else { return }
+        self.recording = nil
+        var failure: CaptureError?
+        do throws(CaptureError) {
+            try recording.finish()
+            try MovieDefragmenter.defragment(path: recording.path, container: recording.container,
+                                             timings: recording.timings, timeBases: recording.timeBases)
+        } catch {
+            failure = error
+        }
+        onEvent(.recordingFinished(URL(fileURLWithPath: recording.path), error: failure))
+    }
+
+    func closeFile() {
+        endStreams(drainTime: .zero)
+        recording?.closeFile()
+    }
+
+    func closeFileDroppingPartialWrite() {
+        endStreams(drainTime: .zero)
+        recording?.closeFileDroppingPartialWrite()
+    }
+
+    private func endStreams(drainTime: MediaTime) {
+        let group = DispatchGroup()
+        for publisher in running {
+            DispatchQueue.global().async(group: group) { publisher.finish(drainTime: drainTime) }
+        }
+        group.wait()
+    }
+}
