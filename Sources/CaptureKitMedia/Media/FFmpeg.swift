@@ -58,23 +58,33 @@ package enum FFmpeg {
                 // Without the "[demuxer @ 0x…] " prefix: the reason alone, for a person.
                 var reason = text
                 if text.hasPrefix("["), let end = text.range(of: "] ") { reason = String(text[end.upperBound...]) }
-                Thread.current.threadDictionary[errorTrapKey] = CaptureLog.redacted(reason)
+                let dictionary = Thread.current.threadDictionary
+                if dictionary[firstErrorKey] == nil || (dictionary[errorTrapKey] as? String)?.isEmpty == true {
+                    dictionary[errorTrapKey] = CaptureLog.redacted(reason)
+                }
             }
             if CaptureLog.wants(mapped) { CaptureLog.emit(mapped, "ffmpeg", text) }
         }
     }()
 
     private static let errorTrapKey = "CaptureKit.FFmpeg.lastErrorLine"
+    private static let firstErrorKey = "CaptureKit.FFmpeg.keepFirstErrorLine"
 
     /// Runs `body` and returns, beside its result, the last error line FFmpeg logged on this
     /// thread meanwhile: the reason its error codes leave out (a picture too large to decode
     /// fails with `AVERROR(EBUSY)`, "Device or resource busy"; the log says "Picture size
     /// 60000x60000 is invalid").
-    package static func withErrorLine<T>(_ body: () -> T) -> (result: T, errorLine: String?) {
+    /// `first` keeps the first line instead: the cause, where each layer above logs its own
+    /// consequence ("Failed to resolve hostname x", then "Cannot open connection tcp://x").
+    package static func withErrorLine<T>(first: Bool = false, _ body: () -> T) -> (result: T, errorLine: String?) {
         prepare()
         let dictionary = Thread.current.threadDictionary
         dictionary[errorTrapKey] = ""
-        defer { dictionary.removeObject(forKey: errorTrapKey) }
+        if first { dictionary[firstErrorKey] = true }
+        defer {
+            dictionary.removeObject(forKey: errorTrapKey)
+            dictionary.removeObject(forKey: firstErrorKey)
+        }
         let result = body()
         let line = dictionary[errorTrapKey] as? String
         return (result, line?.isEmpty == false ? line : nil)

@@ -61,7 +61,7 @@ final class StreamConnection {
                 av_dict_set(&options, "hls_fmp4_init_filename", "\(base)-init.mp4", 0)
             }
         }
-        let (opened, reason) = FFmpeg.withErrorLine { () -> Int32 in
+        let (opened, reason) = FFmpeg.withErrorLine(first: true) { () -> Int32 in
             interrupt.arm(destination.isListener ? nil : StreamInterrupt.connectTimeout)
             defer { interrupt.arm(nil) }
             if (context.pointee.oformat.pointee.flags & AVFMT_NOFILE) == 0 {
@@ -129,18 +129,22 @@ final class StreamConnection {
         }
     }
 
+    /// The error for a failed call: the system's reason where FFmpeg passes one on (refused,
+    /// reset, broken pipe), else the line FFmpeg logged (the server's own words, a host that
+    /// does not resolve), the URL redacted.
     private static func error(_ result: Int32, reason: String?, doing what: String, code: CaptureError.Code,
                               interrupt: StreamInterrupt) -> CaptureError {
-        var error = FFmpeg.error(result, "avformat", what, code: code)
+        let errnoValue = -result > 0 && -result < 4096 ? -result : nil
+        let why: String
         if interrupt.timedOut {
-            error.message = "\(what): no answer within \(Int(StreamInterrupt.stallTimeout.seconds)) s"
-        } else if let reason {
-            error.message = "\(what): \(reason)"
+            why = "no answer within \(Int(StreamInterrupt.stallTimeout.seconds)) s"
+        } else if let errnoValue, errnoValue != EIO {
+            why = FFmpeg.message(result)
+        } else {
+            why = reason ?? FFmpeg.message(result)
         }
-        error.code = code == .fileError && error.code == .diskFull ? .diskFull : code
-        error.operation = nil
-        error.message = CaptureLog.redacted(error.message)
-        return error
+        let full = code == .fileError && [ENOSPC, EDQUOT, EFBIG].contains(errnoValue ?? 0)
+        return CaptureError(full ? .diskFull : code, CaptureLog.redacted("\(what): \(why)"), errno: errnoValue == EIO ? nil : errnoValue)
     }
 }
 

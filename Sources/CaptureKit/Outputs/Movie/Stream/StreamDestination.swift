@@ -185,7 +185,8 @@ public struct StreamDestination: Sendable, Hashable, CustomStringConvertible {
         }
         if kind == .rtmp || kind == .rtmps {
             let parts = components.path.split(separator: "/", omittingEmptySubsequences: true)
-            if parts.count > 1 { found.append(parts.dropFirst().joined(separator: "/")) }
+            // FFmpeg may split the rest into an instance and a play path: each part is secret.
+            if parts.count > 1 { found += [parts.dropFirst().joined(separator: "/")] + parts.dropFirst().map(String.init) }
         }
         for item in components.queryItems ?? [] {
             guard let value = item.value, !value.isEmpty else { continue }

@@ -28,7 +28,7 @@ public enum StreamEvent: Sendable, Equatable, CustomStringConvertible {
         case .connected(let destination): return "connected to \(destination)"
         case .reconnecting(let destination, let attempt, let error, let delay):
             return "\(destination): \(error.message); reconnecting (attempt \(attempt)) in \(String(format: "%.2f", delay.seconds)) s"
-        case .dropped(let destination, let frames): return "\(destination): dropped \(frames) frames"
+        case .dropped(let destination, let frames): return "\(destination): dropped \(frames) frame\(frames == 1 ? "" : "s")"
         case .ended(let destination, let error): return "\(destination): ended" + (error.map { ": \($0.message)" } ?? "")
         case .recordingFinished(let url, let error): return "recording \(url.path) finished" + (error.map { ": \($0.message)" } ?? "")
         }
