@@ -15,6 +15,7 @@ enum StreamCommand: Command {
         .flag("no-audio", "stream video only"),
         .value("bitrate", "B", "video bit rate: 2500k, 4M or bits per second (default 2500k)"),
         .value("keyframe-interval", "T", "time between keyframes (default 2s)"),
+        .flag("adaptive-bitrate", "lower the bit rate while a link is congested, raise it again after"),
         .value("record", "FILE", "also record what is streamed (.mov, .mp4, .mkv), from the same encode"),
         .value("duration", "T", "stop after T (10s, 1.5m); default: until interrupted"),
         .value("preset", "P", "session preset: \(CaptureSession.Preset.allCases.map(\.rawValue).joined(separator: ", ")) (default high)"),
@@ -28,7 +29,7 @@ enum StreamCommand: Command {
 
     static let usage = """
         usage: capture stream URL... [--device ID] [--audio-device ID | --no-audio] [--bitrate B]
-                              [--keyframe-interval T] [--record FILE] [--duration T] [--preset P]
+                              [--keyframe-interval T] [--adaptive-bitrate] [--record FILE] [--duration T] [--preset P]
                               [--max-delay T] [--retries N] [--hls-event] [--hls-fmp4] [--json] [--quiet]
 
         Publishes the default camera, or ID, with sound from the microphone, to every URL at once
@@ -78,6 +79,7 @@ enum StreamCommand: Command {
                                        maximumAttempts: try arguments.integer("retries", default: 0, in: 0...1_000_000))
         }
         try stream.setRecordingURL(record)
+        stream.adaptsBitRate = arguments.has("adaptive-bitrate")
 
         let camera = try DeviceLookup.find(arguments.value("device"), mediaType: .video, looping: false, pacing: .realTime)
         let microphone = arguments.has("no-audio") ? nil

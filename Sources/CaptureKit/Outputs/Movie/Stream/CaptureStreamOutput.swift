@@ -36,6 +36,7 @@ public final class CaptureStreamOutput: CaptureOutput, @unchecked Sendable {
         var reconnection = StreamPublisher.Reconnection(initialDelay: MediaTime(value: 1, timescale: 10),
                                                         maximumDelay: MediaTime(value: 1, timescale: 2), maximumAttempts: nil)
         var recordingURL: URL?
+        var adaptsBitRate = false
     }
 
     private struct State {
@@ -90,7 +91,20 @@ public final class CaptureStreamOutput: CaptureOutput, @unchecked Sendable {
     public func setVideoBitRate(_ bits: Int) throws(CaptureError) {
         guard bits >= 50_000 else { throw .invalidArgument("a video bit rate of \(bits) bit/s is too low (50 000 at least)") }
         settings.withLock { $0.videoBitRate = bits }
-        state.withLock { $0.recording }?.setVideoBitRate(bits)
+        let (recording, sink) = state.withLock { ($0.recording, $0.sink) }
+        sink?.setConfiguredBitRate(bits)
+        recording?.setVideoBitRate(bits)
+    }
+
+    /// Whether the bit rate follows the network (false by default): while a destination's
+    /// queue is half full, every second the encode steps down by a third (to a quarter of
+    /// ``videoBitRate`` at the lowest); after 5 s with every queue near empty it steps back up
+    /// by a quarter, to ``videoBitRate`` at most. Each step starts at a keyframe and is
+    /// reported (``StreamEvent/bitRateChanged(_:)``). The one encode is shared, so the
+    /// recording follows too.
+    public var adaptsBitRate: Bool {
+        get { settings.withLock { $0.adaptsBitRate } }
+        set { settings.withLock { $0.adaptsBitRate = newValue } }
     }
 
     /// The AAC bit rate in bits per second (128 kbit/s by default).
@@ -245,7 +259,10 @@ public final class CaptureStreamOutput: CaptureOutput, @unchecked Sendable {
             do throws(CaptureError) {
                 let sink = try PublishingSink(.init(destinations: wanted.destinations, keyframeInterval: wanted.keyframeInterval,
                                                     maximumDelay: wanted.maximumDelay, reconnection: wanted.reconnection,
-                                                    recordingURL: wanted.recordingURL)) { [weak self] event in self?.publish(event) }
+                                                    recordingURL: wanted.recordingURL, adaptsBitRate: wanted.adaptsBitRate,
+                                                    videoBitRate: wanted.videoBitRate),
+                                              changeBitRate: { [weak self] bits in self?.state.withLock { $0.recording }?.setVideoBitRate(bits) },
+                                              onEvent: { [weak self] event in self?.publish(event) })
                 let recording = try MovieRecording(configuration, sink: sink) { [weak sink, weak self] event in
                     switch event {
                     case .started(let origin): sink?.setOrigin(origin)

@@ -1,5 +1,6 @@
 internal import CFFmpeg
 import Foundation
+import Synchronization
 
 /// The stream output's side of an endless ``MovieRecording``: every packet of its one encode
 /// goes to each destination's ``StreamPublisher`` (a reference, not a copy) and to the local
@@ -13,6 +14,9 @@ final class PublishingSink: MovieSink, @unchecked Sendable {
         var maximumDelay: MediaTime
         var reconnection: StreamPublisher.Reconnection
         var recordingURL: URL?
+        /// Lower the bit rate while a link is congested (``BitRateGovernor``).
+        var adaptsBitRate: Bool
+        var videoBitRate: Int
     }
 
     private let settings: Settings
@@ -20,11 +24,18 @@ final class PublishingSink: MovieSink, @unchecked Sendable {
     private var recording: MovieMuxer?
     private var tracks: [StreamTrack] = []
     private var running: [StreamPublisher] = []
+    private let governor: Mutex<BitRateGovernor>
+    private var lastReading = MonotonicClock.now()
+    /// Switches the encode to a bit rate (the output's recording sets it).
+    private let changeBitRate: @Sendable (Int) -> Void
 
     /// Creates the recording's file, if there is one: `.fileError` when it cannot be.
-    init(_ settings: Settings, onEvent: @escaping @Sendable (StreamEvent) -> Void) throws(CaptureError) {
+    init(_ settings: Settings, changeBitRate: @escaping @Sendable (Int) -> Void,
+         onEvent: @escaping @Sendable (StreamEvent) -> Void) throws(CaptureError) {
         self.settings = settings
         self.onEvent = onEvent
+        self.changeBitRate = changeBitRate
+        governor = Mutex(BitRateGovernor(configured: settings.videoBitRate))
         if let url = settings.recordingURL {
             guard let container = MovieMuxer.Container(url: url) else {
                 throw CaptureError(.unsupportedFormat, "\(url.lastPathComponent): record to a .mov, .mp4 or .mkv file", path: url.path)
@@ -88,6 +99,21 @@ final class PublishingSink: MovieSink, @unchecked Sendable {
             }
         }
         for publisher in running { publisher.enqueue(packet) }
+        if settings.adaptsBitRate { governBitRate() }
+    }
+
+    /// The application's new bit rate: the governor's ceiling from now on.
+    func setConfiguredBitRate(_ bits: Int) { governor.withLock { $0.reset(configured: bits) } }
+
+    /// Once a second: the fullest queue tells the governor whether to step the bit rate.
+    private func governBitRate() {
+        let now = MonotonicClock.now()
+        guard now - lastReading >= MediaTime(value: 1, timescale: 1) else { return }
+        lastReading = now
+        let fullness = running.map(\.fullness).max() ?? 0
+        guard let rate = governor.withLock({ $0.observe(fullness: fullness) }) else { return }
+        changeBitRate(rate)
+        onEvent(.bitRateChanged(rate))
     }
 
     /// Ends every stream (each drains for at most 2 s, all at once) and finishes the recording.

@@ -15,6 +15,9 @@ public enum StreamEvent: Sendable, Equatable, CustomStringConvertible {
     /// while the destination was away; never more than one event a second per destination
     /// (``StreamStatistics/framesDropped`` counts every one).
     case dropped(StreamDestination, frames: Int)
+    /// The encode switched to `bitsPerSecond` because a link was congested, or back up after
+    /// every link kept up (``CaptureStreamOutput/adaptsBitRate``).
+    case bitRateChanged(Int)
     /// The destination is done: the session stopped (`error` nil), or it gave up after its
     /// last reconnection attempt.
     case ended(StreamDestination, error: CaptureError?)
@@ -29,6 +32,7 @@ public enum StreamEvent: Sendable, Equatable, CustomStringConvertible {
         case .reconnecting(let destination, let attempt, let error, let delay):
             return "\(destination): \(error.message); reconnecting (attempt \(attempt)) in \(String(format: "%.2f", delay.seconds)) s"
         case .dropped(let destination, let frames): return "\(destination): dropped \(frames) frame\(frames == 1 ? "" : "s")"
+        case .bitRateChanged(let bits): return "video bit rate now \(bits / 1000) kbit/s"
         case .ended(let destination, let error): return "\(destination): ended" + (error.map { ": \($0.message)" } ?? "")
         case .recordingFinished(let url, let error): return "recording \(url.path) finished" + (error.map { ": \($0.message)" } ?? "")
         }

@@ -31,6 +31,12 @@ struct StreamPacketQueue {
     /// Packets waiting.
     var count: Int { packets.count - head }
 
+    /// The media time waiting: newest − oldest.
+    var span: MediaTime {
+        guard let first = packets[head...].first, let last = packets.last else { return .zero }
+        return last.time - first.time
+    }
+
     /// Coded bytes waiting.
     var bytes: Int { packets[head...].reduce(0) { $0 + $1.size } }
 
@@ -47,7 +53,10 @@ struct StreamPacketQueue {
             }
             waitingForKeyframe = false
         }
-        if holdingNewestGroup, startsGroup(packet), hasVideo { dropped += dropAll() ; waitingForKeyframe = false }
+        if holdingNewestGroup, hasVideo, startsGroup(packet) {
+            dropped += dropAll()
+            waitingForKeyframe = false
+        }
         packets.append(packet)
         while count > 1, let first = packets[head...].first, packet.time - first.time > maximumDelay {
             dropped += dropOldestGroup()

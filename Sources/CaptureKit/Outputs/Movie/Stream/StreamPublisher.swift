@@ -69,6 +69,12 @@ final class StreamPublisher: Sendable {
 
     var statistics: StreamStatistics { shared.withLock { $0.statistics } }
 
+    /// How full the queue is while connected: its media over the maximum delay (0 while away,
+    /// when only the newest group waits).
+    var fullness: Double {
+        shared.withLock { $0.connected ? $0.queue.span.seconds / configuration.maximumDelay.seconds : 0 }
+    }
+
     /// Queues a packet (from the encoder thread; never blocks on the network).
     func enqueue(_ packet: HeldPacket) {
         let report = shared.withLock { shared -> Int? in
