@@ -37,6 +37,9 @@ final class HeldPacket: @unchecked Sendable {
     /// Its presentation time.
     var time: MediaTime { MediaTime(value: pts * Int64(timeBase.num), timescale: timeBase.den) }
 
+    /// Its decode time.
+    var decodeTime: MediaTime { MediaTime(value: dts * Int64(timeBase.num), timescale: timeBase.den) }
+
     /// Lends a new reference to the packet, its timestamps moved back by `offset` (in its own
     /// time base), to `body` — what a sink that rescales and consumes packets may take.
     func lend(shiftedBack offset: Int64, to body: (EncodedPacket) throws(CaptureError) -> Void) throws(CaptureError) {

@@ -159,6 +159,9 @@ final class StreamPublisher: Sendable {
     private func send(on connection: StreamConnection) -> CaptureError? {
         var windowStart = MonotonicClock.now()
         var windowBytes = 0
+        // Sound is handed over after the picture it goes with, so sound older than the keyframe
+        // a connection starts with follows it; FLV refuses anything before its first packet.
+        var start: MediaTime?
         while !interrupt.isStopping {
             let (next, ending) = shared.withLock { ($0.queue.popFirst(), $0.ending) }
             guard let packet = next else {
@@ -166,6 +169,8 @@ final class StreamPublisher: Sendable {
                 _ = wake.wait(timeout: .now() + 0.05)
                 continue
             }
+            if let start, packet.decodeTime < start { continue }
+            if start == nil { start = packet.decodeTime }
             do throws(CaptureError) {
                 try connection.send(packet, interrupt: interrupt)
             } catch {
