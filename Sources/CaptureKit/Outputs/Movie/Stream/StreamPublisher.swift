@@ -167,7 +167,7 @@ final class StreamPublisher: Sendable {
                 continue
             }
             do throws(CaptureError) {
-                try connection.send(packet, interrupt: interrupt)
+                guard try connection.send(packet, interrupt: interrupt) else { continue }
             } catch {
                 return interrupt.isStopping ? nil : error
             }
