@@ -6,10 +6,12 @@ cd "$(dirname "$0")/.."
 
 # Build dependencies plus the peer tools the benchmarks race (later: zbar-tools…): cjpeg for the
 # photo benchmark; gst-launch with rawvideoparse/videoconvert (base), qtmux (good), x264enc
-# (ugly) and avenc_aac (libav) for the record benchmark (bad: the anchor's full peer set).
+# (ugly) and avenc_aac (libav) for the record benchmark (bad: the anchor's full peer set); nginx
+# with its RTMP module, the server the stream benchmark publishes to (it runs its own instance
+# on a free loopback port; the package's own service is left as Debian sets it up).
 scripts/install-deps.sh ffmpeg libjpeg-turbo-progs \
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
-  gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-opencv
+  gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-opencv nginx libnginx-mod-rtmp
 
 # Build chatter goes to stderr so `scripts/bench.sh --json` prints only JSON on stdout.
 swift build -c release --product capture-bench >&2

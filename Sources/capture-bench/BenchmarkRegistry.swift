@@ -5,6 +5,7 @@ enum BenchmarkRegistry {
         DeliveryBenchmark(),
         PhotoBenchmark(),
         RecordBenchmark(),
+        StreamBenchmark(),
         ScanBenchmark(),
         MotionBenchmark(),
         WebPreviewBenchmark(),
