@@ -11,8 +11,6 @@ final class StreamConnection {
     private let destination: StreamDestination
     private var streams: [EncodedPacket.Track: (index: Int32, timeBase: AVRational)] = [:]
     private var open = false
-    /// The decode time of the first packet sent, in microseconds: where an FLV timeline starts.
-    private var firstDecodeTime: Int64?
 
     /// Connects and writes the stream headers. Wraps `avformat_alloc_output_context2`,
     /// `avio_open2` and `avformat_write_header`; `.connectionFailed` (or `.fileError` for HLS)
@@ -91,31 +89,15 @@ final class StreamConnection {
         avformat_free_context(context)
     }
 
-    /// Sends one packet; false when it is left out (see below). Wraps `av_write_frame` (not the
-    /// interleaving call, which would hold packets back: the recording hands them over in order
-    /// already); `.connectionLost` when the link breaks or stalls.
-    ///
-    /// FLV starts its timeline at the first packet and refuses one that decodes earlier, which
-    /// would break the connection: the audio encoder's first (primed) packet when it comes after
-    /// the first picture, or sound queued behind the keyframe a connection starts at while one
-    /// track runs ahead of the other (an unpaced source). Such a packet is left out. With video
-    /// the first packet is always a keyframe (the queue starts each connection at one), so only
-    /// sound is.
-    func send(_ packet: HeldPacket, interrupt: StreamInterrupt) throws(CaptureError) -> Bool {
-        guard let stream = streams[packet.track] else { return false }
+    /// Sends one packet. Wraps `av_write_frame` (not the interleaving call, which would hold
+    /// packets back: the recording hands them over in order already); `.connectionLost` when
+    /// the link breaks or stalls.
+    func send(_ packet: HeldPacket, interrupt: StreamInterrupt) throws(CaptureError) {
+        guard let stream = streams[packet.track] else { return }
         let failure = destination.kind == .hls ? CaptureError.Code.fileError : .connectionLost
-        var sent = true
         try packet.lend(shiftedBack: 0) { (lent) throws(CaptureError) in
             lent.packet.pointee.stream_index = stream.index
             av_packet_rescale_ts(lent.packet, lent.timeBase, stream.timeBase)
-            if destination.formatName == "flv" {
-                let decodeTime = av_rescale_q(lent.packet.pointee.dts, stream.timeBase, AVRational(num: 1, den: 1_000_000))
-                if let first = firstDecodeTime, decodeTime < first {
-                    sent = false
-                    return
-                }
-                if firstDecodeTime == nil { firstDecodeTime = decodeTime }
-            }
             let (result, reason) = FFmpeg.withErrorLine { () -> Int32 in
                 interrupt.arm(StreamInterrupt.stallTimeout)
                 defer { interrupt.arm(nil) }
@@ -127,7 +109,6 @@ final class StreamConnection {
                 throw Self.error(result, reason: reason, doing: "the stream to \(destination) broke", code: failure, interrupt: interrupt)
             }
         }
-        return sent
     }
 
     /// Ends the stream cleanly (the trailer: RTSP TEARDOWN, HLS's last segment and `#EXT-X-ENDLIST`)

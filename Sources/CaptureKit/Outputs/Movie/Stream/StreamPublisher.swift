@@ -172,7 +172,7 @@ final class StreamPublisher: Sendable {
             if let start, packet.decodeTime < start { continue }
             if start == nil { start = packet.decodeTime }
             do throws(CaptureError) {
-                guard try connection.send(packet, interrupt: interrupt) else { continue }
+                try connection.send(packet, interrupt: interrupt)
             } catch {
                 return interrupt.isStopping ? nil : error
             }
