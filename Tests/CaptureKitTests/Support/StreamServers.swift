@@ -6,8 +6,8 @@ import Testing
 // Real media servers on 127.0.0.1 for the stream output's tests, each a child of the test
 // process in a scratch folder of its own, on ports picked free, always stopped and reaped:
 // nginx with the RTMP module (recording what is published, serving HLS over HTTP),
-// srt-live-transmit as an SRT listener, GStreamer's RTSP server in RECORD mode
-// (Tests/Streaming/rtsp_record_server.py), and Python's HTTP server for HLS folders.
+// srt-live-transmit as an SRT listener, FFmpeg as an RTSP server taking RECORD, and Python's
+// HTTP server for HLS folders.
 // Readiness is a port that answers, never a sleep.
 
 /// A port on 127.0.0.1 that nobody had bound a moment ago.
@@ -228,6 +228,9 @@ func throttledNamespaceCommand(rateKbit: Int, starting server: [String], waiting
     let script = """
         set -e
         ip link set lo up
+        # Small socket buffers, as on a real uplink's first hop: a loopback's grow to megabytes,
+        # which would hide the congestion from the sender for minutes.
+        sysctl -q -w net.ipv4.tcp_wmem="4096 16384 65536" net.ipv4.tcp_rmem="4096 16384 65536"
         tc qdisc add dev lo root netem rate \(rateKbit)kbit 2>/dev/null || tc qdisc add dev lo root tbf rate \(rateKbit)kbit burst 16kb latency 400ms
         \(quoted) > /dev/null 2>&1 &
         server=$!
@@ -281,43 +284,51 @@ final class SRTReceiver: @unchecked Sendable {
 
 // MARK: RTSP
 
-/// GStreamer's RTSP server accepting RECORD at /cam (Tests/Streaming/rtsp_record_server.py),
-/// writing H.264 (and AAC) into an MPEG-TS file per session.
+/// An RTSP server that accepts one RECORD session at /cam — FFmpeg in listen mode
+/// (`ffmpeg -rtsp_flags listen`), copying what it receives into a Matroska file. (GStreamer's
+/// RTSP server in RECORD mode, with rtph264depay ! h264parse, kept only the first access unit
+/// of FFmpeg's own RTP H.264 here.)
 final class RTSPRecordServer: @unchecked Sendable {
     // Unchecked Sendable: immutable after start; stop() is idempotent.
     let port: Int
-    let directory: String
+    let receivedFile: URL
     private let process: ChildProcess
 
     var publishURL: String { "rtsp://127.0.0.1:\(port)/cam" }
 
-    /// The files recorded so far.
-    var receivedFiles: [URL] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".ts") }.sorted()
-            .map { URL(fileURLWithPath: "\(directory)/\($0)") }
-    }
+    static func start(transport: String) throws -> RTSPRecordServer { try RTSPRecordServer(transport: transport) }
 
-    static func start(audio: Bool) throws -> RTSPRecordServer { try RTSPRecordServer(audio: audio) }
-
-    private init(audio: Bool) throws {
-        directory = try serverDirectory("rtsp")
+    private init(transport: String) throws {
+        let directory = try serverDirectory("rtsp")
         port = try freeTCPPort()
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Streaming/rtsp_record_server.py").path
-        var environment = ProcessInfo.processInfo.environment
-        environment["PYTHONUNBUFFERED"] = "1"
-        // Debian's python3 has gi; a pyenv one first on PATH does not.
-        let log = open("\(directory)/server.log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        defer { close(log) }
-        process = try ChildProcess(path: "/usr/bin/python3", arguments: [script, String(port), directory] + (audio ? ["--audio"] : []),
-                                   environment: environment, stdin: nil, stdout: log, stderr: log)
-        try waitForServer("the RTSP server", log: "\(directory)/server.log") { acceptsConnections(port) }
+        receivedFile = URL(fileURLWithPath: "\(directory)/received.mkv")
+        process = try AudioDaemons.spawn("ffmpeg", ["-nostdin", "-v", "error", "-rtsp_flags", "listen", "-rtsp_transport", transport,
+                                                    "-i", "rtsp://127.0.0.1:\(port)/cam", "-c", "copy", "-y", receivedFile.path],
+                                         environment: ProcessInfo.processInfo.environment, log: "\(directory)/ffmpeg.log")
+        // Not a test connection: the listener takes the first one that comes as its client.
+        try waitForServer("ffmpeg's RTSP listener", log: "\(directory)/ffmpeg.log") { tcpPortIsListening(port) }
     }
 
     deinit { stop() }
 
-    /// Ends the server; its files are closed.
-    func stop() { process.end(signal: SIGTERM) }
+    /// Waits (at most 10 s) for the session to end — the client's TEARDOWN ends ffmpeg — and
+    /// for the file to be closed.
+    func stop() {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.exitStatus() == nil, ContinuousClock.now < deadline { usleep(10_000) }
+        process.end(signal: SIGINT)
+    }
+}
+
+/// Whether a TCP socket listens on 127.0.0.1 or any address at `port` (from /proc/net/tcp,
+/// without connecting: some servers take the first connection as their client).
+func tcpPortIsListening(_ port: Int) -> Bool {
+    guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
+    let suffix = String(format: ":%04X", port)
+    return table.split(separator: "\n").dropFirst().contains { line in
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        return fields.count > 3 && fields[1].hasSuffix(suffix) && fields[3] == "0A"
+    }
 }
 
 // MARK: HTTP

@@ -131,10 +131,13 @@ final class StreamPublisher: Sendable {
             attempt = 0
             lastError = nil
             let broke = send(on: connection)
-            shared.withLock {
-                $0.connected = false
-                _ = $0.queue.dropAll()
+            // What the connection did not take is dropped, and counted: every frame of the
+            // stream is sent or reported dropped.
+            let unsent = shared.withLock { shared -> Int? in
+                shared.connected = false
+                return noteDropped(shared.queue.dropAll(), in: &shared, force: true)
             }
+            if let unsent { onEvent(.dropped(configuration.destination, frames: unsent)) }
             guard let broke else {
                 connection.finish(interrupt: interrupt)
                 break
@@ -146,6 +149,9 @@ final class StreamPublisher: Sendable {
             guard wait(before: attempt, after: broke) else { break }
         }
         let unreported = shared.withLock { shared -> Int in
+            // Ending while away or connecting: what waited is dropped too.
+            _ = noteDropped(shared.queue.dropAll(), in: &shared)
+            shared.ending = true
             shared.statistics.state = .ended
             defer { shared.unreportedDrops = 0 }
             return shared.unreportedDrops

@@ -6,7 +6,7 @@ import Testing
 
 /// The stream output against real servers on 127.0.0.1, started and stopped by the tests
 /// (Support/StreamServers.swift): nginx-rtmp (pulled back over RTMP and served as HLS),
-/// srt-live-transmit, GStreamer's RTSP server in RECORD mode, HLS files over HTTP. What is
+/// srt-live-transmit, an RTSP server taking RECORD (FFmpeg listening), HLS files over HTTP. What is
 /// checked is what the server received or serves, read with ffprobe — never only what
 /// CaptureKit says it sent. Every stream carries a stream key or a passphrase, and no event,
 /// log line or error may show it.
@@ -103,7 +103,9 @@ struct StreamOutputServerTests {
         var keyframeTimes: [Double] { video.filter(\.key).map(\.time) }
         var description: String { "\(codecs), \(video.count) video and \(audio.count) audio packets, keyframes at \(keyframeTimes.prefix(8))" }
 
-        static func read(_ source: String) throws -> Received {
+        /// Reads `source`; `packets` bounds what is read of a live one (a playlist still growing).
+        static func read(_ source: String, packets limit: Int? = nil) throws -> Received {
+            let bound = limit.map { ["-read_intervals", "%+#\($0)"] } ?? []
             var received = Received()
             let streams = String(decoding: try FileFixtures.run("ffprobe", ["-v", "error", "-rw_timeout", "5000000", "-show_entries", "stream=codec_type,codec_name",
                                                                             "-of", "csv=p=0", source]), as: UTF8.self)
@@ -111,7 +113,7 @@ struct StreamOutputServerTests {
                 let parts = line.split(separator: ",").map(String.init)
                 if parts.count >= 2 { received.codecs[parts[1]] = parts[0] }
             }
-            let packets = String(decoding: try FileFixtures.run("ffprobe", ["-v", "error", "-rw_timeout", "5000000", "-show_entries",
+            let packets = String(decoding: try FileFixtures.run("ffprobe", ["-v", "error", "-rw_timeout", "5000000"] + bound + ["-show_entries",
                                                                             "packet=codec_type,pts_time,flags", "-of", "csv=p=0", source]), as: UTF8.self)
             for line in packets.split(separator: "\n") {
                 let parts = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
@@ -174,7 +176,7 @@ struct StreamOutputServerTests {
         let relayed = try Received.read(pulled.path)
         #expect(relayed.codecs["video"] == "h264" && relayed.codecs["audio"] == "aac" && relayed.video.count >= 30, "\(relayed)")
         // nginx's own HLS, over its HTTP server.
-        let hls = try Received.read(server.hlsURL(stream: Self.key))
+        let hls = try Received.read(server.hlsURL(stream: Self.key), packets: 120)
         #expect(hls.codecs["video"] == "h264" && hls.video.count >= 30, "\(hls)")
     }
 
@@ -183,7 +185,7 @@ struct StreamOutputServerTests {
         defer { server.stop() }
         let run = try await stream(to: [try StreamDestination(server.publishURL(stream: "door"))], seconds: 4)
         #expect(sent(run) > 0)
-        let hls = try Received.read(server.hlsURL(stream: "door"))
+        let hls = try Received.read(server.hlsURL(stream: "door"), packets: 120)
         #expect(hls.codecs["video"] == "h264" && hls.codecs["audio"] == "aac" && hls.video.count >= 30, "\(hls)")
     }
 
@@ -199,8 +201,9 @@ struct StreamOutputServerTests {
         let server = try NginxRTMPServer.start()
         defer { server.stop() }
         let changedAt = Mutex<MediaTime?>(nil)
+        // Between two regular keyframes (one a second), so the one the change makes stands out.
         let run = try await stream(to: [try StreamDestination(server.publishURL(stream: Self.key))], seconds: 8,
-                                   configure: { try $0.setVideoBitRate(1_500_000) }, at: 4) { stream in
+                                   configure: { try $0.setVideoBitRate(1_500_000) }, at: 4.4) { stream in
             try stream.setVideoBitRate(150_000)
             changedAt.withLock { $0 = MediaTime(value: Int64(stream.encodedVideoFrameCount), timescale: 30) }
         }
@@ -219,7 +222,7 @@ struct StreamOutputServerTests {
         // A keyframe within a few frames of the change (the frames already queued to the encoder
         // come first), and a far lower rate from there on.
         #expect(sizes.contains { $0.key && $0.time > change - 0.1 && $0.time < change + 0.5 && ($0.time * 30).rounded().truncatingRemainder(dividingBy: 30) != 0 },
-                "no keyframe made for the change at \(change) s")
+                "no keyframe made for the change at \(change) s: keyframes at \(sizes.filter(\.key).map(\.time))")
         let before = sizes.filter { $0.time > 1 && $0.time < change - 0.2 }
         let after = sizes.filter { $0.time > change + 1 }
         let rateBefore = Double(before.map(\.size).reduce(0, +) * 8) / Double(max(1, before.count)) * Self.fps
@@ -296,15 +299,15 @@ struct StreamOutputServerTests {
 
     @Test(arguments: [StreamDestination.RTSPTransport.tcp, .udp])
     func rtspRecordToARealServer(transport: StreamDestination.RTSPTransport) async throws {
-        let server = try RTSPRecordServer.start(audio: true)
+        let server = try RTSPRecordServer.start(transport: transport.rawValue)
         defer { server.stop() }
         var destination = try StreamDestination(server.publishURL)
         destination.rtspTransport = transport
         let run = try await stream(to: [destination], seconds: 4)
         server.stop()
+        run.checkRedacted()
         #expect(sent(run) > 0)
-        let file = try #require(server.receivedFiles.first, "the RTSP server recorded nothing")
-        let received = try Received.read(file.path)
+        let received = try Received.read(server.receivedFile.path)
         #expect(received.codecs["video"] == "h264" && received.codecs["audio"] == "aac", "\(received)")
         #expect(received.video.count >= sent(run) - 30, "received \(received.video.count) frames, \(sent(run)) sent")
     }
@@ -332,7 +335,7 @@ struct StreamOutputServerTests {
         let scratch = FileFixtures.directory.appendingPathComponent("congested-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let recording = scratch.appendingPathComponent("recording.mov")
-        let command = try throttledNamespaceCommand(rateKbit: 300, starting: plan.commandLine, waitingForTCPPort: plan.rtmpPort)
+        let command = try throttledNamespaceCommand(rateKbit: 100, starting: plan.commandLine, waitingForTCPPort: plan.rtmpPort)
         let result = try CaptureTool.run(["stream", plan.publishURL(stream: Self.key), "--bitrate", "1500k", "--keyframe-interval", "1s",
                                           "--record", recording.path, "--duration", "8s", "--preset", "low", "--json", "--quiet"],
                                          through: command, timeout: .seconds(120))
@@ -342,9 +345,8 @@ struct StreamOutputServerTests {
         let destination = try #require((json["destinations"] as? [[String: Any]])?.first)
         let dropped = destination["framesDropped"] as? Int ?? 0, sentFrames = destination["framesSent"] as? Int ?? 0
         let encoded = json["framesEncoded"] as? Int ?? 0, lost = json["samplesDropped"] as? Int ?? -1
-        #expect(dropped > 0, "a 1.5 Mbit/s stream through 300 kbit/s dropped nothing: \(destination)")
-        #expect(dropped % 30 == 0 || dropped > 30, "whole groups are dropped: \(dropped)")
-        #expect(sentFrames + dropped <= encoded + 1, "\(destination), \(encoded) encoded")
+        #expect(dropped >= 30, "a stream of ~250 kbit/s through 100 kbit/s dropped less than a group: \(destination)")
+        #expect(sentFrames + dropped == encoded, "every frame is sent or counted dropped: \(destination), \(encoded) encoded")
         let times = try ProbedMovie.videoTimestamps(recording.path)
         #expect(times.count == encoded, "the recording has \(times.count) of \(encoded) frames")
         #expect(Double(encoded + lost) >= 7 * Self.fps, "capture fell behind its frame rate: \(encoded) encoded, \(lost) lost in 8 s")
