@@ -27,6 +27,7 @@ packages=(
   pipewire pipewire-bin pipewire-pulse wireplumber  # tests: private PipeWire stack (pw-cat tonemic, pulse server)
   qemu-system-x86 v4l-utils                         # V4L2 tests: a VM with the kernel's vivid camera; v4l2-ctl as oracle
   gcc make libc6-dev libelf1 libssl3 xz-utils       #   building v4l2loopback and its producer (scripts/vm/setup.sh)
+  nginx libnginx-mod-rtmp srt-tools iproute2        # stream tests: nginx-rtmp, srt-live-transmit, tc/ip for a slow link
   "$@"
 )
 
@@ -47,3 +48,8 @@ echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Installing nginx starts the system's server on port 80; the tests run private ones only.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet nginx 2>/dev/null; then
+  $sudo systemctl disable --now nginx >/dev/null 2>&1 || true
+fi
+[ -f /run/nginx.pid ] && $sudo kill "$(cat /run/nginx.pid)" 2>/dev/null || true

@@ -157,7 +157,8 @@ final class StreamPublisher: Sendable {
             return shared.unreportedDrops
         }
         if unreported > 0 { onEvent(.dropped(configuration.destination, frames: unreported)) }
-        let gaveUp = lastError.flatMap { error in configuration.reconnection.maximumAttempts.map { attempt > $0 ? error : nil } ?? nil }
+        var gaveUp: CaptureError?
+        if let lastError, let limit = configuration.reconnection.maximumAttempts, attempt > limit { gaveUp = lastError }
         onEvent(.ended(configuration.destination, error: gaveUp))
     }
 
