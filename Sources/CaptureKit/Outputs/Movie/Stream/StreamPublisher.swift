@@ -181,6 +181,9 @@ final class StreamPublisher: Sendable {
             do throws(CaptureError) {
                 try connection.send(packet, interrupt: interrupt)
             } catch {
+                // The packet the connection broke on was not sent either.
+                let frame = StreamPacketQueue.Dropped(videoFrames: packet.track == .video ? 1 : 0, audioPackets: 0)
+                shared.withLock { _ = noteDropped(frame, in: &$0) }
                 return interrupt.isStopping ? nil : error
             }
             let now = MonotonicClock.now()
