@@ -485,21 +485,6 @@ final class ChildProcess: @unchecked Sendable {
         }
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        // The child starts with no signal blocked and the usual ones at their defaults: a
-        // posix_spawn child inherits the spawning thread's mask, and the test runner's worker
-        // threads block nearly every signal (a child would never see SIGTERM or SIGINT, and
-        // `end(signal:)` would always fall through to SIGKILL) and ignore SIGPIPE.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var unblocked = sigset_t()
-        sigemptyset(&unblocked)
-        posix_spawnattr_setsigmask(&attributes, &unblocked)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -507,7 +492,7 @@ final class ChildProcess: @unchecked Sendable {
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        let result = posix_spawn(&pid, path, &actions, nil, argv, envp)
         guard result == 0 else { throw AudioDaemonFailure(description: "posix_spawn \(path) failed: errno \(result)") }
         self.pid = pid
     }
