@@ -17,8 +17,14 @@ func freeTCPPort() throws -> Int { try freePort(type: Int32(SOCK_STREAM.rawValue
 func freeUDPPort() throws -> Int { try freePort(type: Int32(SOCK_DGRAM.rawValue)) }
 
 private func freePort(type: Int32) throws -> Int {
+    let (fd, port) = try loopbackSocket(type: type)
+    close(fd)
+    return port
+}
+
+/// A socket of `type` bound to an ephemeral port on 127.0.0.1, and that port.
+func loopbackSocket(type: Int32) throws -> (descriptor: Int32, port: Int) {
     let fd = socket(AF_INET, type, 0)
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -26,8 +32,11 @@ private func freePort(type: Int32) throws -> Int {
     let bound = withUnsafeMutablePointer(to: &address) { pointer in
         pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
     }
-    try #require(bound, "cannot bind a port on 127.0.0.1")
-    return Int(UInt16(bigEndian: address.sin_port))
+    guard bound else {
+        close(fd)
+        throw AudioDaemonFailure(description: "cannot bind a port on 127.0.0.1")
+    }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }
 
 /// Whether something accepts TCP connections on 127.0.0.1:`port`.

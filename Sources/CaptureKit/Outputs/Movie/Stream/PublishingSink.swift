@@ -88,10 +88,12 @@ final class PublishingSink: MovieSink, @unchecked Sendable {
         packetCount += 1
         if encoded.track == .video { videoPacketCount += 1 }
         payloadBytes += Int64(encoded.packet.pointee.size)
+        // Held first: the recording's muxer rescales the lent packet in place, the held one
+        // keeps the encoder's timing (and shares the coded bytes, no copy).
         guard let packet = HeldPacket(encoded) else { return }
         if let recording {
             do throws(CaptureError) {
-                try packet.lend(shiftedBack: 0) { (lent) throws(CaptureError) in try recording.write(lent) }
+                try recording.write(encoded)
             } catch {
                 recording.closeFileDroppingPartialWrite()
                 self.recording = nil

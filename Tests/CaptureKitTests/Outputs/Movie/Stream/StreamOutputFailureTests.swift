@@ -19,17 +19,10 @@ struct StreamOutputFailureTests {
         private let thread: WorkerThread
 
         init(reply: [UInt8]) throws {
-            let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-            }
-            try #require(bound && listen(fd, 8) == 0)
+            let (fd, port) = try loopbackSocket(type: Int32(SOCK_STREAM.rawValue))
+            try #require(listen(fd, 8) == 0)
             socket = fd
-            port = Int(UInt16(bigEndian: address.sin_port))
+            self.port = port
             thread = WorkerThread(name: "tests.garbage", wake: { shutdown(fd, Int32(SHUT_RDWR)) }) { thread in
                 while !thread.isStopping {
                     let client = accept(fd, nil, nil)
@@ -44,12 +37,6 @@ struct StreamOutputFailureTests {
             thread.stop()
             close(socket)
         }
-    }
-
-    /// A port on 127.0.0.1 nobody listens on (bound, read back, closed).
-    static func closedPort() throws -> Int {
-        let server = try AnsweringServer(reply: [])
-        return server.port
     }
 
     /// Streams a paced test camera to `url` (at most `attempts` retries, recording too) until
@@ -100,7 +87,9 @@ struct StreamOutputFailureTests {
     }
 
     @Test func aRefusedConnectionIsRetriedThenGivenUpWhileTheSessionRecords() async throws {
-        let port = try Self.closedPort()
+        // Bound but not listening: refused, and no other test's server can take the port meanwhile.
+        let (socket, port) = try loopbackSocket(type: Int32(SOCK_STREAM.rawValue))
+        defer { close(socket) }
         let (events, frames, running) = try await streamUntilItGivesUp("rtmp://127.0.0.1:\(port)/live/\(Self.key)")
         check(events, code: .connectionFailed)
         #expect(running)
