@@ -37,7 +37,7 @@ cp "$script" "$share/script.sh"
 cp "$vm/lbproducer" "$vm/reference.jpg" "$share/"
 # The modules the replug suites unload and load again (the cache may be out of the guest's sight).
 modules="$vm/initramfs/lib/modules/$KV/kernel"
-cp "$modules/drivers/media/test-drivers/vivid/vivid.ko" "$modules/sound/drivers/snd-aloop.ko" "$share/"
+cp "$modules/drivers/media/test-drivers/vivid/vivid.ko" "$modules/sound/drivers/snd-aloop.ko" "$vm/v4l2loopback.ko" "$share/"
 
 # vivid: two instances, each a single-planar video capture node with one webcam input (the
 # discrete sizes and frame rates of a USB camera).

@@ -25,6 +25,7 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
         var owner: ObjectIdentifier?
         var observers: [ObjectIdentifier: @Sendable () -> Void] = [:]
         var substitution: FormatSubstitution?
+        var stallTimeout: Duration?
     }
 
     private let settings: Mutex<Settings>
@@ -108,6 +109,29 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
             settings.maxFrameDuration = settings.minFrameDuration
             settings.substitution = substitution ?? settings.substitution
         }
+    }
+
+    /// How long the camera may deliver no frame before a session treats it as lost; nil (the
+    /// default) waits for ever. A camera that stalls without an error — a USB camera whose
+    /// firmware hangs, a virtual camera whose producer quit — is then let go as an unplugged one
+    /// is: the session is interrupted (`.videoDeviceNotAvailable`), the node is closed (so its
+    /// driver can be reloaded), and capture resumes, as after a re-plug, once the camera opens
+    /// again in its format and delivers a frame. Pick a time well above the longest frame
+    /// interval the camera may take (low light, triggered capture). Cameras read through V4L2
+    /// honour it; other devices report their losses themselves.
+    public var stallTimeout: Duration? { settings.withLock { $0.stallTimeout } }
+
+    /// Sets ``stallTimeout``. Requires ``lockForConfiguration()``; a running session applies
+    /// it by restarting the camera's stream. Throws `.invalidArgument` for a device without
+    /// video or a timeout that is not positive.
+    public func setStallTimeout(_ timeout: Duration?) throws(CaptureError) {
+        guard hasMediaType(.video) else {
+            throw CaptureError(.invalidArgument, "\(localizedName) is not a camera: only cameras stall", deviceID: uniqueID)
+        }
+        if let timeout, timeout <= .zero {
+            throw CaptureError(.invalidArgument, "a stall timeout must be positive, not \(timeout)", deviceID: uniqueID)
+        }
+        try changeSettings { $0.stallTimeout = timeout }
     }
 
     /// What the driver last chose instead of the format or frame rate asked for, if it ever did.
@@ -216,7 +240,7 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
 
     /// The stream configuration the current settings ask for.
     var streamConfiguration: StreamConfiguration {
-        settings.withLock { StreamConfiguration(format: $0.activeFormat, frameDuration: $0.minFrameDuration) }
+        settings.withLock { StreamConfiguration(format: $0.activeFormat, frameDuration: $0.minFrameDuration, stallTimeout: $0.stallTimeout) }
     }
 
     /// Marks the device as streaming for `owner`; `.deviceBusy` if another owner has it.

@@ -106,6 +106,9 @@ struct StreamConfiguration: Sendable, Equatable {
     var format: CaptureDevice.Format
     /// The interval between frames (video only).
     var frameDuration: MediaTime
+    /// How long a camera may deliver nothing before its stream treats it as lost
+    /// (``CaptureDevice/stallTimeout``); nil: never.
+    var stallTimeout: Duration? = nil
 }
 
 /// Where a stream sends what it captures. Both closures run on the device's thread and must

@@ -380,6 +380,42 @@ extension RealTimeCaptureTests {
             }
         }
 
+        /// A V4L2 camera that stops delivering without an error (firmware hung, a virtual
+        /// camera's producer gone), with a stall timeout: the session is interrupted, the node
+        /// let go, and the recording resumes in the same file once the camera delivers again.
+        @Test func aStalledV4L2CameraIsLetGoAndTheRecordingResumes() async throws {
+            let camera = try ReturnableScriptedCamera { returned in Self.pacedScript(frames: returned ? 300 : 30) }
+            let device = DeviceRegistry.shared.device(for: try camera.backend())
+            try device.lockForConfiguration()
+            try device.setStallTimeout(.milliseconds(400))
+            device.unlockForConfiguration()
+            #expect(device.stallTimeout == .milliseconds(400))
+            _ = try await recordThroughALoss(of: camera, device: device, label: "stall", unplug: {
+                // The stream is not touched: its 30 frames run out and it stalls. Until the
+                // test says so, the camera cannot be opened again.
+                camera.opener.openErrno = EBUSY
+            }, plugBack: {
+                camera.opener.openErrno = nil
+            })
+        }
+
+        /// The stall timeout is a camera's: positive, and only on devices with video.
+        @Test func aStallTimeoutMustBePositiveAndOnACamera() throws {
+            let camera = try makeTestCamera("stall-setting")
+            defer { CaptureDevice.removeVirtualDevice(camera) }
+            try camera.lockForConfiguration()
+            defer { camera.unlockForConfiguration() }
+            #expect(throws: CaptureError.self) { try camera.setStallTimeout(.zero) }
+            try camera.setStallTimeout(.seconds(2))
+            try camera.setStallTimeout(nil)
+            #expect(camera.stallTimeout == nil)
+            let microphone = try CaptureDevice.makeVirtualMicrophone(VirtualMicrophoneConfiguration(name: uniqueDeviceName("stall-setting")))
+            defer { CaptureDevice.removeVirtualDevice(microphone) }
+            try microphone.lockForConfiguration()
+            defer { microphone.unlockForConfiguration() }
+            #expect(throws: CaptureError.self) { try microphone.setStallTimeout(.seconds(2)) }
+        }
+
         /// `frames` YUYV frames of a camera paced at 30 fps, stamped with their deadlines as a
         /// camera stamps its capture times.
         private static func pacedScript(frames: Int) -> ScriptedV4L2Device.Script {

@@ -243,8 +243,5 @@ final class PulseConnection: @unchecked Sendable {
 
 extension Duration {
     /// The duration for `DispatchSemaphore.wait(timeout:)`.
-    var dispatchInterval: DispatchTimeInterval {
-        let (seconds, attoseconds) = components
-        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-    }
+    var dispatchInterval: DispatchTimeInterval { .nanoseconds(Int(nanoseconds)) }
 }

@@ -117,7 +117,7 @@ final class V4L2DeviceBackend: DeviceBackend, CameraControlBackend, Configurable
         if duration.isValid, let interval = try io.setFrameInterval(V4L2Fraction(duration), bufferType: node.bufferType)?.duration {
             duration = interval
         }
-        return (StreamConfiguration(format: format, frameDuration: duration), got)
+        return (StreamConfiguration(format: format, frameDuration: duration, stallTimeout: configuration.stallTimeout), got)
     }
 
     /// Waits (briefly) until no frame of an earlier stream of this device is held any more.
@@ -143,7 +143,7 @@ final class V4L2DeviceBackend: DeviceBackend, CameraControlBackend, Configurable
         let first = try capture(at: node.path, configuration)
         let opener = self.opener
         let watch = V4L2ReturnWatch(uniqueID: descriptor.uniqueID, lastPath: node.path, discovery: discovery)
-        return V4L2Stream(first: first, frameDuration: configuration.frameDuration, sink: sink,
+        return V4L2Stream(first: first, frameDuration: configuration.frameDuration, stallTimeout: configuration.stallTimeout, sink: sink,
                           nodeExists: { opener.nodeExists($0) },
                           reopen: { [weak self] () throws(CaptureError) -> V4L2Stream.Capture? in
                               guard let self, let returned = watch.returnedNode() else { return nil }

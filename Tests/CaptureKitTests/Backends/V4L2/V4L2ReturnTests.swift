@@ -81,4 +81,33 @@ struct V4L2ReturnTests {
         #expect(!records.items.contains(.reconnected), "\(records.items)")
         #expect(records.items.filter { if case .sample = $0 { true } else { false } }.count == 2)
     }
+
+    /// A camera that stops delivering without an error (hung firmware, a virtual camera whose
+    /// producer quit), with a stall timeout: let go as if unplugged, reopened, and back with its
+    /// first frame. Reopened but still silent twice, it is let go again each time without a
+    /// second loss being reported; once it delivered, its next stall is a loss again.
+    @Test func aStalledCameraIsLetGoAndStreamsOnWhenItDeliversAgain() async throws {
+        let captures = Recorder<Int>()
+        let camera = try ReturnableScriptedCamera { returned in
+            // Each look after the loss opens the node twice: discovery's VIDIOC_QUERYCAP, then the capture.
+            if returned { captures.append(captures.count) }
+            var script = Self.script(frames: returned ? 3 : 5, startingAt: returned ? 3_000_000_000 : 1_000_000_000)
+            if returned, captures.count <= 4 { script.frames = [] }
+            script.endErrno = nil   // no error, ever: the frames just stop
+            return script
+        }
+        let backend = try camera.backend()
+        let records = Recorder<Record>()
+        var configuration = V4L2Fixtures.configuration(backend)
+        configuration.stallTimeout = .milliseconds(300)
+        let stream = try backend.startStream(configuration, sink: camera.sink(records))
+        defer { stream.stop() }
+        let lostAgain = await records.wait(timeout: .seconds(20)) { $0.filter { $0 == .disconnected }.count >= 2 }
+        #expect(lostAgain, "\(records.items)")
+        let before: [Record] = (0..<5).map { .sample(number: UInt64($0), nanoseconds: 1_000_000_000 + Int64($0) * 33_333_333) }
+        let after: [Record] = (0..<3).map { .sample(number: UInt64(60 + $0), nanoseconds: 3_000_000_000 + Int64($0) * 33_333_333) }
+        let expected: [Record] = before + [.disconnected, .reconnected, .dropped(55)] + after + [.disconnected]
+        #expect(Array(records.items.prefix(expected.count)) == expected)
+        #expect(captures.count >= 6, "reopened \(captures.count / 2) times: the two silent captures were let go")
+    }
 }

@@ -14,18 +14,20 @@ struct KernelDriver: CustomStringConvertible {
     var module: String
     /// The module file, in the directory the harness copied it to.
     var file: String
-    /// The platform driver (`/sys/bus/platform/drivers/…`) and the device it serves.
-    var platformDriver: String
-    var platformDevice: String
+    /// The platform driver (`/sys/bus/platform/drivers/…`) and the device it serves; nil for a
+    /// module with no platform device (it can only be unloaded and loaded).
+    var platform: (driver: String, device: String)?
     /// The options the harness loaded the module with.
     var options: [String]
 
-    static let vivid = KernelDriver(module: "vivid", file: "vivid.ko", platformDriver: "vivid",
-                                    platformDevice: "vivid.0",
+    static let vivid = KernelDriver(module: "vivid", file: "vivid.ko", platform: ("vivid", "vivid.0"),
                                     options: (environment["CAPTUREKIT_VM_VIVID_OPTIONS"] ?? "").split(separator: " ").map(String.init))
     /// snd-aloop, as scripts/vm/guest-init.sh loads it.
     static let loopbackSoundCard = KernelDriver(module: "snd_aloop", file: "snd-aloop.ko",
-                                                platformDriver: "snd_aloop", platformDevice: "snd_aloop.0", options: ["pcm_substreams=1"])
+                                                platform: ("snd_aloop", "snd_aloop.0"), options: ["pcm_substreams=1"])
+    /// v4l2loopback, as scripts/vm/guest-init.sh loads it.
+    static let loopbackCamera = KernelDriver(module: "v4l2loopback", file: "v4l2loopback.ko", platform: nil,
+                                             options: ["video_nr=10", "exclusive_caps=1", "card_label=\"CaptureKit Loopback\""])
 
     private static let environment = ProcessInfo.processInfo.environment
 
@@ -33,10 +35,16 @@ struct KernelDriver: CustomStringConvertible {
 
     /// Takes the driver off its device: the device's nodes go away under their open handles.
     /// (For a sound card the kernel returns only once every handle of the card is closed.)
-    func unbind() throws { try Self.write(platformDevice, to: "\(driverDirectory)/unbind") }
+    func unbind() throws {
+        let platform = try #require(platform, "\(module) has no platform device")
+        try Self.write(platform.device, to: "/sys/bus/platform/drivers/\(platform.driver)/unbind")
+    }
 
     /// Gives the device back to the driver: its nodes come back.
-    func bind() throws { try Self.write(platformDevice, to: "\(driverDirectory)/bind") }
+    func bind() throws {
+        let platform = try #require(platform, "\(module) has no platform device")
+        try Self.write(platform.device, to: "/sys/bus/platform/drivers/\(platform.driver)/bind")
+    }
 
     /// Whether `module` is loaded and nothing holds it.
     private static func isUnused(_ module: String) -> Bool {
@@ -52,13 +60,21 @@ struct KernelDriver: CustomStringConvertible {
     /// `rmmod`: refused while anything holds the module.
     func unload() throws { try FileFixtures.run("rmmod", [module]) }
 
+    /// `rmmod` once nothing holds the module. Someone looking at its nodes meanwhile (CaptureKit
+    /// asks every node what it is while it waits for a camera) holds it for a moment, which can
+    /// fail an attempt: up to five, each after the module was seen unused.
+    func unloadWhenUnused() async throws {
+        for _ in 1..<5 {
+            if await waitUntilUnused(), (try? unload()) != nil { return }
+        }
+        try unload()
+    }
+
     /// `insmod` of the module file with the harness's options; its devices exist when it returns.
     func load() throws {
         let directory = try #require(Self.environment["CAPTUREKIT_VM_MODULES"], "the VM harness names no module directory")
         try FileFixtures.run("insmod", ["\(directory)/\(file)"] + options)
     }
-
-    private var driverDirectory: String { "/sys/bus/platform/drivers/\(platformDriver)" }
 
     /// One write(2) of `value` to a sysfs attribute, which answers with an errno, not a partial write.
     private static func write(_ value: String, to path: String) throws {

@@ -38,6 +38,50 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             })
         }
 
+        /// The loopback camera taken away and re-created, with a stall timeout: its producer
+        /// quits (the node only goes silent: v4l2loopback reports no loss), CaptureKit lets go of
+        /// the silent node after the timeout, the module is unloaded — possible only once nothing
+        /// holds the node — and loaded again, the producer restarted; the recording resumes by
+        /// itself within a second of the camera's return (with `exclusive_caps`, the node is a
+        /// camera again only once its producer feeds it).
+        @Test func loopbackCameraRecordingResumesAfterReplug() async throws {
+            let node = VMEnvironment.loopbackNode
+            let driver = KernelDriver.loopbackCamera
+            try await recordThroughALoss(of: node, label: "loopback", format: ("MJPG", 640, 480), fps: 30, stallTimeout: .seconds(1), unplug: {
+                try await Self.stopProducer()
+            }, plugBack: {
+                #expect(await driver.waitUntilUnused(), "\(driver) is still held after the stall")
+                try await driver.unloadWhenUnused()
+                #expect(!FileManager.default.fileExists(atPath: node), "\(node) is still there after unloading \(driver)")
+                try driver.load()
+                #expect(FileManager.default.fileExists(atPath: node), "\(node) did not come back with \(driver)")
+                try Self.startProducer()
+                return MonotonicClock.nanoseconds()
+            })
+        }
+
+        private static func setStallTimeout(_ timeout: Duration?, on device: CaptureDevice) throws {
+            try device.lockForConfiguration()
+            defer { device.unlockForConfiguration() }
+            try device.setStallTimeout(timeout)
+        }
+
+        /// Stops the loopback camera's producer and waits until it has exited. SIGKILL: a
+        /// producer this process started inherited its blocked signals, SIGTERM among them.
+        private static func stopProducer() async throws {
+            try FileFixtures.run("pkill", ["-KILL", "-x", "lbproducer"])
+            #expect(await pollUntil { (try? FileFixtures.run("pgrep", ["-x", "lbproducer"])) == nil }, "the producer did not stop")
+        }
+
+        /// Starts the loopback camera's producer as the harness does (640x480 MJPEG at 30 fps),
+        /// left running for the suites after this one.
+        private static func startProducer() throws {
+            let producer = Process()
+            producer.executableURL = URL(fileURLWithPath: VMEnvironment.mjpegReference).deletingLastPathComponent().appendingPathComponent("lbproducer")
+            producer.arguments = [VMEnvironment.loopbackNode, VMEnvironment.mjpegReference, "640", "480", "30"]
+            try producer.run()
+        }
+
         /// v4l2loopback's producer stops and starts again (a virtual-camera app restarted): the
         /// node only stalls — no loss, nothing dropped, the session keeps running — and the
         /// frames after the restart follow in the same recording, with the stall as a jump of
@@ -63,14 +107,10 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             try movie.startRecording(to: url)
             #expect(await witness.samples.wait(forCount: 10, timeout: .seconds(30)), "frames before the producer stopped")
 
-            try FileFixtures.run("pkill", ["-x", "lbproducer"])
-            #expect(await pollUntil { (try? FileFixtures.run("pgrep", ["-x", "lbproducer"])) == nil }, "the producer did not stop")
+            try await Self.stopProducer()
             let stopped = MonotonicClock.nanoseconds()
             try await Task.sleep(for: .seconds(1))   // the stall itself, not a synchronisation
-            let producer = Process()
-            producer.executableURL = URL(fileURLWithPath: VMEnvironment.mjpegReference).deletingLastPathComponent().appendingPathComponent("lbproducer")
-            producer.arguments = [VMEnvironment.loopbackNode, VMEnvironment.mjpegReference, "640", "480", "30"]
-            try producer.run()   // left running, as the harness's producer was
+            try Self.startProducer()
             let restarted = MonotonicClock.nanoseconds()
             #expect(await witness.waitUntilCaptured(10, of: device.activeVideoMinFrameDuration, after: restarted) != nil,
                     "no frames after the producer restarted")
@@ -97,22 +137,34 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
         /// was back, or nil when the loss is the cue), and checks that the session resumed by
         /// itself (within a second of the return), that the frames after it run on in number
         /// and time, every one accounted for, and that the file holds both sides of the gap.
-        private func recordThroughALoss(of node: String, label: String, unplug: () async throws -> Void,
+        private func recordThroughALoss(of node: String, label: String,
+                                        format: (fourCC: String, width: Int, height: Int) = ("YUYV", 320, 180), fps: Int32 = 25,
+                                        stallTimeout: Duration? = nil, unplug: () async throws -> Void,
                                         plugBack: () async throws -> Int64?) async throws {
             let device = try VMEnvironment.device(at: node)
-            try VMCapture.configure(device, try VMCapture.format(device, fourCC: "YUYV", width: 320, height: 180), fps: 25)
+            try VMCapture.configure(device, try VMCapture.format(device, fourCC: format.fourCC, width: format.width, height: format.height), fps: fps)
+            try Self.setStallTimeout(stallTimeout, on: device)
+            // The device is the same object for every test that finds it: put the default back.
+            defer { try? Self.setStallTimeout(nil, on: device) }
             let movie = CaptureMovieFileOutput()
             movie.interruptionBehavior = .continueRecording
-            // The witness keeps converted copies, never the driver's buffers: holding those would
-            // keep the old node open, and the camera comes back only once it is closed.
+            // The witness keeps copies, never the driver's buffers: holding those would keep the
+            // old node open, and the camera comes back only once it is closed. (MJPEG frames are
+            // copied out of the driver's buffers anyway; decoding them here would be slow.)
             let frames = CaptureVideoDataOutput()
             frames.alwaysDiscardsLateVideoFrames = false
-            frames.videoSettings = VideoTarget(pixelFormat: .bgra)
+            if format.fourCC != "MJPG" { frames.videoSettings = VideoTarget(pixelFormat: .bgra) }
             let witness = SampleRecorder(label: "tests.vm.\(label)")
             witness.attach(to: frames)
             let session = try VMCapture.session(device, outputs: [movie, frames])
+            if format.fourCC == "MJPG" {
+                // The camera's JPEGs as they are: encoding them again would be slow in the VM.
+                var settings = MovieOutputSettings()
+                settings.videoCodec = .mjpeg
+                movie.setOutputSettings(settings, for: try #require(movie.connections.first))
+            }
             let events = EventRecorder(session)
-            let url = MovieFiles.path("vivid-\(label)", "mkv")
+            let url = MovieFiles.path("replug-\(label)", "mkv")
             defer { try? FileManager.default.removeItem(at: url) }
             try await session.start()
             defer { try? session.stopRunning() }
