@@ -17,6 +17,10 @@ extension CaptureDevice {
         /// A camera or microphone playing a media file (`CaptureDevice.makeFileDevices(contentsOf:options:)`).
         /// Never chosen by `default(for:)`.
         case file
+        /// A camera on the network: an IP camera's RTSP, an RTMP, SRT or HLS stream, an HTTP
+        /// MJPEG camera (``CaptureDevice/networkCamera(url:options:)``). Never chosen by
+        /// `default(for:)`.
+        case network
         /// An iPhone's wide-angle and telephoto pair (`builtInDualCamera`). No Linux camera is
         /// one: kept so that ported lookups compile, they find nothing (see <doc:DevicesOnLinux>).
         case builtInDualCamera

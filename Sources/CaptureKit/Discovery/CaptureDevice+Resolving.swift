@@ -15,6 +15,8 @@ extension CaptureDevice {
     ///   become card IDs, which survive re-plugs, so `hw:1,0` is the device discovery lists as
     ///   `alsa:hw:CARD=…,DEV=0`), or `plughw:…` with ALSA's conversions; a card that discovery
     ///   does not list (a sound server holds the cards) is opened by that name;
+    /// - a network camera's URL (`rtsp://…`, `rtmp://…`, `srt://…`, `http://…`, `udp://…`),
+    ///   connected to with the default options (``networkCamera(url:options:)``);
     /// - a device's `localizedName`, ignoring case.
     ///
     /// `mediaType` narrows the search to cameras or microphones. Throws `.deviceNotFound` saying
@@ -37,6 +39,9 @@ extension CaptureDevice {
         let candidates = devices.filter { device in mediaType.map(device.hasMediaType) ?? true }
         if let device = candidates.first(where: { $0.uniqueID == name }) { return device }
         let mayBeAudio = mediaType != .video
+        if mediaType != .audio, isNetworkCameraURL(name) {
+            return try networkCamera(url: name)
+        }
         if name.hasPrefix("/") {
             return try node(at: name, among: candidates.filter { $0.hasMediaType(.video) })
         }

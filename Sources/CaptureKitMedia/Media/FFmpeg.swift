@@ -138,5 +138,11 @@ package enum FFmpeg {
     package static let eof = ck_averror_eof()
     package static let again = ck_averror_eagain()
     package static let noTimestamp = ck_nopts_value()
+    /// `AVERROR_HTTP_UNAUTHORIZED` and `AVERROR_HTTP_FORBIDDEN` (`FFERRTAG(0xF8, '4', '0', '1')`
+    /// and `'3'`), which Swift cannot import as macros.
+    /// `AVERROR_INVALIDDATA` (`FFERRTAG('I', 'N', 'D', 'A')`).
+    package static let invalidData: Int32 = -0x4144_4E49
+    package static let httpUnauthorized: Int32 = -0x3130_34F8
+    package static let httpForbidden: Int32 = -0x3330_34F8
 }
 

@@ -12,10 +12,18 @@ package final class FileDecoder: @unchecked Sendable {
     private let packet: UnsafeMutablePointer<AVPacket>
     private var draining = false
     private var finished = false
+    /// Whether a packet the demuxer marks corrupt or the decoder refuses is skipped (a live
+    /// stream: lost UDP packets, a join in the middle of a group of pictures) instead of failing
+    /// the stream, as a file's would.
+    package var skipsDamagedPackets = false
+    /// How many packets were skipped so.
+    package private(set) var skippedPackets = 0
 
     /// Opens `url` and a decoder for its main stream of `type`: wraps `avcodec_find_decoder`,
-    /// `avcodec_parameters_to_context` and `avcodec_open2`.
-    package init(input: MediaInput, type: AVMediaType) throws(CaptureError) {
+    /// `avcodec_parameters_to_context` and `avcodec_open2`. A `live` decoder hands each frame
+    /// out as soon as its packet is in (slice threads only, `AV_CODEC_FLAG_LOW_DELAY`): frame
+    /// threads would hold back a frame per thread.
+    package init(input: MediaInput, type: AVMediaType, live: Bool = false) throws(CaptureError) {
         self.input = input
         let kind = type == AVMEDIA_TYPE_VIDEO ? "video" : "audio"
         guard let stream = input.bestStream(of: type) else {
@@ -46,6 +54,10 @@ package final class FileDecoder: @unchecked Sendable {
         codec.pointee.pkt_timebase = stream.pointee.time_base
         // Let libavcodec pick the thread count: unpaced benchmarks want every core.
         codec.pointee.thread_count = 0
+        if live {
+            codec.pointee.thread_type = FF_THREAD_SLICE
+            codec.pointee.flags |= Int32(bitPattern: UInt32(AV_CODEC_FLAG_LOW_DELAY))
+        }
         try FFmpeg.check(avcodec_open2(codec, decoder, nil), "avcodec_open2", code: .unsupportedFile, path: input.path)
     }
 
@@ -83,6 +95,11 @@ package final class FileDecoder: @unchecked Sendable {
                 break
             }
             guard received == FFmpeg.again, !draining else {
+                if skipsDamagedPackets, !draining, received != FFmpeg.eof {
+                    skippedPackets += 1
+                    try feed()
+                    continue
+                }
                 throw corrupt(received, "avcodec_receive_frame", "cannot decode the file")
             }
             try feed()
@@ -107,6 +124,10 @@ package final class FileDecoder: @unchecked Sendable {
             guard packet.pointee.stream_index == stream.pointee.index else { continue }
             // The demuxer's own verdict (a packet cut short by the end of the file, say): what
             // `ffmpeg -xerror` stops on. Decoding it would show garbage, so the stream fails.
+            if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0, skipsDamagedPackets {
+                skippedPackets += 1
+                continue
+            }
             guard packet.pointee.flags & AV_PKT_FLAG_CORRUPT == 0 else {
                 throw CaptureError(.corruptFile, "the file is damaged: a \(kind) packet at \(describe(packet.pointee.pts)) is corrupt",
                                    operation: "av_read_frame", path: input.path)
@@ -118,6 +139,10 @@ package final class FileDecoder: @unchecked Sendable {
 
     private func send(_ packet: UnsafeMutablePointer<AVPacket>?) throws(CaptureError) {
         let sent = avcodec_send_packet(codec, packet)
+        if sent < 0, sent != FFmpeg.eof, packet != nil, skipsDamagedPackets {
+            skippedPackets += 1
+            return
+        }
         // EAGAIN cannot happen (every frame was received first); EOF only after a second flush.
         guard sent >= 0 || sent == FFmpeg.eof else { throw corrupt(sent, "avcodec_send_packet", "cannot decode the file") }
     }

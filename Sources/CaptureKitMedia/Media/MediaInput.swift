@@ -35,6 +35,50 @@ package final class MediaInput: @unchecked Sendable {
         }
     }
 
+    /// Opens the live stream at `address` (`rtsp://`, `rtmp://`, `srt://`, `http://`, `udp://`…)
+    /// and reads its stream information: wraps `avformat_open_input` with libavformat's
+    /// `options` and `format` (a demuxer name, for streams it cannot tell by their start) and
+    /// `avformat_find_stream_info`, every blocking call bounded by `interrupt`. `name` is how
+    /// errors show the stream (its URL redacted). A server that cannot be reached, refuses or
+    /// stops answering gives `.connectionFailed`, one that wants credentials `.notAuthorized`,
+    /// one that sends what FFmpeg cannot read `.unsupportedFormat`.
+    package init(network address: String, shownAs name: String, format: String?, options: [String: String],
+                 interrupt: NetworkInterrupt) throws(CaptureError) {
+        path = name
+        FFmpeg.prepare()
+        guard let allocated = avformat_alloc_context() else {
+            throw CaptureError(.outOfMemory, "cannot allocate a demuxer", operation: "avformat_alloc_context", path: name)
+        }
+        allocated.pointee.interrupt_callback = interrupt.callback
+        var dictionary: OpaquePointer?
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        defer { av_dict_free(&dictionary) }
+        var demuxer: UnsafePointer<AVInputFormat>?
+        if let format {
+            guard let found = av_find_input_format(format) else {
+                avformat_free_context(allocated)
+                throw CaptureError(.invalidArgument, "FFmpeg has no demuxer \(format)", path: name)
+            }
+            demuxer = found
+        }
+        var opened: UnsafeMutablePointer<AVFormatContext>? = allocated
+        interrupt.arm(NetworkInterrupt.connectTimeout)
+        // avformat_open_input frees the context when it fails.
+        let (result, reason) = FFmpeg.withErrorLine { avformat_open_input(&opened, address, demuxer, &dictionary) }
+        guard result >= 0, let opened else {
+            let code: CaptureError.Code = result == FFmpeg.invalidData ? .unsupportedFormat : .connectionFailed
+            throw interrupt.error(result, reason: reason, doing: "cannot open \(name)", code: code, timeout: NetworkInterrupt.connectTimeout)
+        }
+        context = opened
+        interrupt.arm(NetworkInterrupt.connectTimeout)
+        let (info, infoReason) = FFmpeg.withErrorLine { avformat_find_stream_info(opened, nil) }
+        guard info >= 0 else {
+            throw interrupt.error(info, reason: infoReason, doing: "cannot read the streams of \(name)", code: .unsupportedFormat,
+                                  timeout: NetworkInterrupt.connectTimeout)
+        }
+        interrupt.arm(nil)
+    }
+
     deinit {
         var closing: UnsafeMutablePointer<AVFormatContext>? = context
         avformat_close_input(&closing)

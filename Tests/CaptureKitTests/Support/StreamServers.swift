@@ -74,7 +74,7 @@ func waitForServer(_ what: String, log: String, timeout: Duration = .seconds(15)
 }
 
 /// A scratch folder of its own for one server.
-private func serverDirectory(_ label: String) throws -> String {
+func serverDirectory(_ label: String) throws -> String {
     let directory = FileFixtures.directory.appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))").path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return directory

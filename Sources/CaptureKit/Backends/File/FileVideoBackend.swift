@@ -16,23 +16,8 @@ final class FileVideoBackend: DeviceBackend {
                      clock: FileClock) throws(CaptureError) -> FileVideoBackend? {
         guard let stream = input.bestStream(of: AVMEDIA_TYPE_VIDEO),
               stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0,
-              let parameters = stream.pointee.codecpar else { return nil }
-        let codec = parameters.pointee.codec_id
-        guard avcodec_find_decoder(codec) != nil else {
-            throw CaptureError(.unsupportedFile, "no decoder for the video codec \(String(cString: avcodec_get_name(codec)))",
-                               operation: "avcodec_find_decoder", path: input.path)
-        }
-        let width = Int(parameters.pointee.width), height = Int(parameters.pointee.height)
-        guard width > 0, height > 0, width <= 16384, height <= 16384 else {
-            throw CaptureError(.unsupportedFile, "the video stream has no usable frame size (\(width)x\(height))", path: input.path)
-        }
-        let decoded = AVPixelFormat(rawValue: parameters.pointee.format)
-        let pixelFormat = FileFrameConverter.pixelFormat(exactly: decoded) ?? .yuv420p
-        let frameDuration = [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate]
-            .first(where: \.isPositive).map { MediaTime(value: Int64($0.den), timescale: $0.num) }
-            ?? MediaTime(value: 1, timescale: 30)
-        let format = CaptureDevice.Format(pixelFormat: pixelFormat, width: width, height: height,
-                                          frameRateRanges: [CaptureDevice.FrameRateRange(minFrameDuration: frameDuration, maxFrameDuration: frameDuration)])
+              stream.pointee.codecpar != nil else { return nil }
+        let format = try CaptureDevice.Format.decoding(stream, path: input.path, failure: .unsupportedFile)
         return FileVideoBackend(descriptor: descriptor, format: format, url: url, options: options, clock: clock)
     }
 

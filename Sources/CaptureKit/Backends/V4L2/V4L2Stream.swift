@@ -46,7 +46,7 @@ final class V4L2Stream: DeviceStream {
         let limits = Limits(stallNanoseconds: stallTimeout?.nanoseconds, nodeExists: nodeExists)
         worker = WorkerThread(name: "CaptureKit.v4l2") { thread in
             var next = box.take()
-            var numbering = Renumbering(frameDuration: frameDuration.nanoseconds ?? 0)
+            var numbering = FrameRenumbering(frameDuration: frameDuration.nanoseconds ?? 0)
             // Whether the capture in `next` is a reopened camera, not yet reported back.
             var returning = false
             while !thread.isStopping, next != nil {
@@ -89,36 +89,6 @@ final class V4L2Stream: DeviceStream {
         ring?.stop()
     }
 
-    /// Frame numbers that run on across a return: the driver counts from 0 again on the
-    /// returned node, so its numbers are shifted past the last frame before the loss plus the
-    /// frames the camera could not capture while it was away (from the timestamps).
-    struct Renumbering {
-        let frameDuration: Int64
-        private var last: (number: UInt64, end: Int64)?
-        private var offset: Int64 = 0
-        private var resuming = false
-
-        init(frameDuration: Int64) { self.frameDuration = frameDuration }
-
-        mutating func resume() { resuming = true }
-
-        /// The sample as delivered, and how many frames the gap before it stands for.
-        mutating func number(_ sample: SampleBuffer) -> (SampleBuffer, missed: Int) {
-            var missed = 0
-            if resuming, let last {
-                resuming = false
-                let start = sample.presentationTimeStamp.nanoseconds ?? last.end
-                if frameDuration > 0, start > last.end {
-                    missed = Int((Double(start - last.end) / Double(frameDuration)).rounded())
-                }
-                offset = Int64(last.number) + 1 + Int64(missed) - Int64(sample.sequenceNumber)
-            }
-            let numbered = offset == 0 ? sample : sample.renumbered(UInt64(Int64(sample.sequenceNumber) + offset))
-            last = (numbered.sequenceNumber, (numbered.presentationTimeStamp + numbered.duration).nanoseconds ?? 0)
-            return (numbered, missed)
-        }
-    }
-
     /// When a stream gives up on its node, besides being stopped or failing.
     struct Limits: Sendable {
         /// Nothing dequeued for this long is a loss (nil: never).
@@ -138,7 +108,7 @@ final class V4L2Stream: DeviceStream {
 
     /// Takes the capture out of `next` and streams from it until stopped, failed (reported) or
     /// lost; `onFirstFrame` runs before the first frame is delivered.
-    private static func stream(_ thread: WorkerThread, _ next: inout Capture?, sink: StreamSink, numbering: inout Renumbering,
+    private static func stream(_ thread: WorkerThread, _ next: inout Capture?, sink: StreamSink, numbering: inout FrameRenumbering,
                                limits: Limits, onFirstFrame: (() -> Void)?) -> Ending {
         guard let capture = next.take() else { return .ended }
         defer { capture.ring.stop() }

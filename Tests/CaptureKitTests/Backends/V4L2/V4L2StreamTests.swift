@@ -95,7 +95,7 @@ struct V4L2StreamTests {
         #expect(!records.contains { if case .failed = $0 { return true } else { return false } })
     }
 
-    @Test func deviceVanishingMidStreamInterrupts() async throws {
+    @Test func deviceVanishingMidNetworkInterrupts() async throws {
         var script = V4L2Fixtures.yuyvScript()
         script.frames = [V4L2Fixtures.yuyvFrame(1, sequence: 0), V4L2Fixtures.yuyvFrame(2, sequence: 1)]
         script.endErrno = ENODEV

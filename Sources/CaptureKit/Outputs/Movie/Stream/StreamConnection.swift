@@ -4,7 +4,7 @@ import Synchronization
 
 /// One connection to a destination: a libavformat muxer whose output is the network (or, for
 /// HLS, a playlist and its segments), opened, written and closed on one publisher thread.
-/// Every blocking call inside FFmpeg polls ``StreamInterrupt``, so a connection that stalls
+/// Every blocking call inside FFmpeg polls ``NetworkInterrupt``, so a connection that stalls
 /// ends at its deadline and one being stopped ends at once.
 final class StreamConnection {
     private let context: UnsafeMutablePointer<AVFormatContext>
@@ -16,7 +16,7 @@ final class StreamConnection {
     /// `avio_open2` and `avformat_write_header`; `.connectionFailed` (or `.fileError` for HLS)
     /// with the reason FFmpeg logged, the URL redacted.
     init(to destination: StreamDestination, tracks: [StreamTrack], keyframeInterval: MediaTime,
-         interrupt: StreamInterrupt) throws(CaptureError) {
+         interrupt: NetworkInterrupt) throws(CaptureError) {
         FFmpeg.prepare()
         self.destination = destination
         var allocated: UnsafeMutablePointer<AVFormatContext>?
@@ -62,7 +62,7 @@ final class StreamConnection {
             }
         }
         let (opened, reason) = FFmpeg.withErrorLine(first: true) { () -> Int32 in
-            interrupt.arm(destination.isListener ? nil : StreamInterrupt.connectTimeout)
+            interrupt.arm(destination.isListener ? nil : NetworkInterrupt.connectTimeout)
             defer { interrupt.arm(nil) }
             if (context.pointee.oformat.pointee.flags & AVFMT_NOFILE) == 0 {
                 var callback = interrupt.callback
@@ -73,7 +73,7 @@ final class StreamConnection {
         }
         guard opened >= 0 else {
             close()
-            throw Self.error(opened, reason: reason, doing: "cannot connect to \(destination)", code: failure, interrupt: interrupt)
+            throw interrupt.error(opened, reason: reason, doing: "cannot connect to \(destination)", code: failure)
         }
         open = true
         for track in tracks {
@@ -92,30 +92,30 @@ final class StreamConnection {
     /// Sends one packet. Wraps `av_write_frame` (not the interleaving call, which would hold
     /// packets back: the recording hands them over in order already); `.connectionLost` when
     /// the link breaks or stalls.
-    func send(_ packet: HeldPacket, interrupt: StreamInterrupt) throws(CaptureError) {
+    func send(_ packet: HeldPacket, interrupt: NetworkInterrupt) throws(CaptureError) {
         guard let stream = streams[packet.track] else { return }
         let failure = destination.kind == .hls ? CaptureError.Code.fileError : .connectionLost
         try packet.lend(shiftedBack: 0) { (lent) throws(CaptureError) in
             lent.packet.pointee.stream_index = stream.index
             av_packet_rescale_ts(lent.packet, lent.timeBase, stream.timeBase)
             let (result, reason) = FFmpeg.withErrorLine { () -> Int32 in
-                interrupt.arm(StreamInterrupt.stallTimeout)
+                interrupt.arm(NetworkInterrupt.stallTimeout)
                 defer { interrupt.arm(nil) }
                 let written = av_write_frame(context, lent.packet)
                 if written >= 0, let pb = context.pointee.pb, pb.pointee.error < 0 { return pb.pointee.error }
                 return written
             }
             guard result >= 0 else {
-                throw Self.error(result, reason: reason, doing: "the stream to \(destination) broke", code: failure, interrupt: interrupt)
+                throw interrupt.error(result, reason: reason, doing: "the stream to \(destination) broke", code: failure)
             }
         }
     }
 
     /// Ends the stream cleanly (the trailer: RTSP TEARDOWN, HLS's last segment and `#EXT-X-ENDLIST`)
     /// within the stall timeout, then closes. Wraps `av_write_trailer`.
-    func finish(interrupt: StreamInterrupt) {
+    func finish(interrupt: NetworkInterrupt) {
         guard open else { return }
-        interrupt.arm(StreamInterrupt.stallTimeout)
+        interrupt.arm(NetworkInterrupt.stallTimeout)
         _ = av_write_trailer(context)
         interrupt.arm(nil)
         close()
@@ -127,24 +127,6 @@ final class StreamConnection {
         if (context.pointee.oformat.pointee.flags & AVFMT_NOFILE) == 0, context.pointee.pb != nil {
             avio_closep(&context.pointee.pb)
         }
-    }
-
-    /// The error for a failed call: the system's reason where FFmpeg passes one on (refused,
-    /// reset, broken pipe), else the line FFmpeg logged (the server's own words, a host that
-    /// does not resolve), the URL redacted.
-    private static func error(_ result: Int32, reason: String?, doing what: String, code: CaptureError.Code,
-                              interrupt: StreamInterrupt) -> CaptureError {
-        let errnoValue = -result > 0 && -result < 4096 ? -result : nil
-        let why: String
-        if interrupt.timedOut {
-            why = "no answer within \(Int(StreamInterrupt.stallTimeout.seconds)) s"
-        } else if let errnoValue, errnoValue != EIO {
-            why = FFmpeg.message(result)
-        } else {
-            why = reason ?? FFmpeg.message(result)
-        }
-        let full = code == .fileError && [ENOSPC, EDQUOT, EFBIG].contains(errnoValue ?? 0)
-        return CaptureError(full ? .diskFull : code, CaptureLog.redacted("\(what): \(why)"), errno: errnoValue == EIO ? nil : errnoValue)
     }
 }
 

@@ -37,13 +37,9 @@ public struct StreamDestination: Sendable, Hashable, CustomStringConvertible {
         case hls
     }
 
-    /// How RTSP sends its RTP packets.
-    public enum RTSPTransport: String, Sendable, Hashable {
-        /// Interleaved in the RTSP TCP connection: passes firewalls and NAT (the default).
-        case tcp
-        /// Over UDP: less delay, but lost packets stay lost.
-        case udp
-    }
+    /// How RTSP sends its RTP packets (`RTSPTransport`, shared with the
+    /// network cameras).
+    public typealias RTSPTransport = CaptureKitMedia.RTSPTransport
 
     /// What an HLS segment is.
     public enum HLSSegmentFormat: String, Sendable, Hashable {
@@ -122,8 +118,7 @@ public struct StreamDestination: Sendable, Hashable, CustomStringConvertible {
         }
         let full = components.string ?? trimmed
         address = full
-        for secret in Self.secrets(in: components, kind: kind) { CaptureLog.addSecret(secret) }
-        description = Self.redact(full)
+        description = URLSecrets.register(full)
     }
 
     /// An SRT destination: `caller` connects to a listener at `host:port`; `listener` waits
@@ -172,48 +167,6 @@ public struct StreamDestination: Sendable, Hashable, CustomStringConvertible {
         kind == .srt && (URLComponents(string: address)?.queryItems ?? []).contains { $0.name == "mode" && $0.value == "listener" }
     }
 
-    // MARK: Redaction
-
-    private static let secretQueryNames: Set<String> = ["passphrase", "streamid", "key", "token", "password", "passwd", "secret", "auth", "sig", "signature"]
-
-    /// The secrets in a URL: its password, the RTMP stream key, secret query values.
-    private static func secrets(in components: URLComponents, kind: Kind) -> [String] {
-        var found: [String] = []
-        if let password = components.password, !password.isEmpty {
-            found.append(password)
-            if let decoded = password.removingPercentEncoding { found.append(decoded) }
-        }
-        if kind == .rtmp || kind == .rtmps {
-            let parts = components.path.split(separator: "/", omittingEmptySubsequences: true)
-            // FFmpeg may split the rest into an instance and a play path: each part is secret.
-            if parts.count > 1 { found += [parts.dropFirst().joined(separator: "/")] + parts.dropFirst().map(String.init) }
-        }
-        for item in components.queryItems ?? [] {
-            guard let value = item.value, !value.isEmpty else { continue }
-            if kind == .rtmp || kind == .rtmps || secretQueryNames.contains(item.name.lowercased()) {
-                found.append(value)
-                if let encoded = item.value?.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) { found.append(encoded) }
-            }
-        }
-        return found
-    }
-
     /// `url` as it may be shown.
-    static func redact(_ url: String) -> String {
-        guard var components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
-            return CaptureLog.redacted(url)
-        }
-        if components.password != nil { components.password = "***" }
-        let isRTMP = scheme.hasPrefix("rtmp")
-        if isRTMP {
-            let parts = components.path.split(separator: "/", omittingEmptySubsequences: true)
-            if parts.count > 1 { components.path = "/\(parts[0])/***" }
-        }
-        if let items = components.queryItems {
-            components.queryItems = items.map { item in
-                isRTMP || secretQueryNames.contains(item.name.lowercased()) ? URLQueryItem(name: item.name, value: "***") : item
-            }
-        }
-        return (components.string ?? url).replacingOccurrences(of: "%2A%2A%2A", with: "***")
-    }
+    static func redact(_ url: String) -> String { URLSecrets.redact(url) }
 }

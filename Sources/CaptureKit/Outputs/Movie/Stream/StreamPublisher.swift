@@ -44,7 +44,7 @@ final class StreamPublisher: Sendable {
     let configuration: Configuration
     private let shared: Mutex<Shared>
     private let wake = DispatchSemaphore(value: 0)
-    private let interrupt = StreamInterrupt()
+    private let interrupt = NetworkInterrupt()
     private let onEvent: @Sendable (StreamEvent) -> Void
     private let worker = Mutex<WorkerThread?>(nil)
 

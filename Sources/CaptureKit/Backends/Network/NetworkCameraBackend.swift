@@ -1,0 +1,67 @@
+import Foundation
+import Synchronization
+
+/// A camera on the network, read through libavformat: RTSP, RTMP, SRT, HLS, HTTP (multipart
+/// MJPEG), RTP or MPEG-TS over UDP. Its one format is what the stream decodes to, found by
+/// connecting once when the device is made. The URL keeps its secrets for FFmpeg only; the
+/// device's identity and every message show it redacted.
+final class NetworkCameraBackend: DeviceBackend {
+    let descriptor: DeviceDescriptor
+    let formats: [CaptureDevice.Format]
+    /// The URL as given, secrets included: for FFmpeg only.
+    private let address: String
+    /// The URL as it may be shown.
+    let shownURL: String
+    let options: NetworkCameraOptions
+    private let connected = Atomic<Bool>(true)
+
+    /// The schemes FFmpeg reads live streams from.
+    static let schemes: Set<String> = ["rtsp", "rtsps", "rtmp", "rtmps", "srt", "http", "https", "udp", "rtp", "tcp"]
+
+    /// Connects to `url` once to learn what it sends. Throws `.invalidArgument` for what is not
+    /// a URL of a live stream, and the connection's errors (`.connectionFailed`,
+    /// `.notAuthorized`, `.unsupportedFormat`).
+    init(url: String, options: NetworkCameraOptions) throws(CaptureError) {
+        let trimmed = url.trimmingCharacters(in: .whitespaces)
+        let shown = URLSecrets.register(trimmed)
+        guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased(),
+              Self.schemes.contains(scheme) else {
+            throw .invalidArgument("\(shown) is not the URL of a network camera (\(Self.schemes.sorted().joined(separator: ", ")))")
+        }
+        guard components.host?.isEmpty == false || scheme == "srt" || scheme == "udp" || scheme == "rtp" else {
+            throw .invalidArgument("\(shown) names no host")
+        }
+        guard options.stallTimeout > .zero, options.reconnectDelay > .zero, options.maximumReconnectDelay >= options.reconnectDelay else {
+            throw .invalidArgument("a network camera's stall timeout and reconnection delays must be positive, the maximum delay at least the first")
+        }
+        address = trimmed
+        shownURL = shown
+        self.options = options
+        let probe = try NetworkCameraReader(address: trimmed, shownAs: shown, options: options, format: nil, interrupt: NetworkInterrupt())
+        formats = [probe.format]
+        var place = components
+        place.user = nil
+        place.password = nil
+        place.query = nil
+        let name = options.name ?? "\(place.host ?? scheme)\(components.path.isEmpty ? "" : components.path)"
+        descriptor = DeviceDescriptor(uniqueID: "network:\(URLSecrets.redact(place.string ?? shown))", localizedName: CaptureLog.redacted(name),
+                                      modelID: scheme.uppercased(), manufacturer: "", deviceType: .network,
+                                      position: .unspecified, mediaType: .video)
+    }
+
+    var isConnected: Bool { connected.load(ordering: .acquiring) }
+
+    func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream {
+        try checkStartable(configuration.format)
+        let address = address, shown = shownURL, options = options, format = configuration.format
+        let connect: NetworkCameraStream.Connect = { (interrupt) throws(CaptureError) -> NetworkCameraReader in
+            try NetworkCameraReader(address: address, shownAs: shown, options: options, format: format, interrupt: interrupt)
+        }
+        let interrupt = NetworkInterrupt()
+        let first = try connect(interrupt)
+        return NetworkCameraStream(first: first, interrupt: interrupt, frameDuration: format.minFrameDuration, options: options, sink: sink,
+                                   connect: connect,
+                                   onGone: { [weak self] in self?.connected.store(false, ordering: .releasing) },
+                                   onBack: { [weak self] in self?.connected.store(true, ordering: .releasing) })
+    }
+}

@@ -1,0 +1,29 @@
+internal import CFFmpeg
+
+extension CaptureDevice.Format {
+    /// The one format of a camera that decodes `stream` (a file's, a network camera's): its
+    /// frame size and rate in the decoder's pixel layout, or I420 when CaptureKit has no such
+    /// layout. Throws `failure` (naming `path`) when FFmpeg has no decoder for the codec or the
+    /// stream has no usable frame size.
+    static func decoding(_ stream: UnsafeMutablePointer<AVStream>, path: String, failure: CaptureError.Code) throws(CaptureError) -> CaptureDevice.Format {
+        guard let parameters = stream.pointee.codecpar else {
+            throw CaptureError(failure, "the video stream has no codec parameters", path: path)
+        }
+        let codec = parameters.pointee.codec_id
+        guard avcodec_find_decoder(codec) != nil else {
+            throw CaptureError(failure, "no decoder for the video codec \(String(cString: avcodec_get_name(codec)))",
+                               operation: "avcodec_find_decoder", path: path)
+        }
+        let width = Int(parameters.pointee.width), height = Int(parameters.pointee.height)
+        guard width > 0, height > 0, width <= 16384, height <= 16384 else {
+            throw CaptureError(failure, "the video stream has no usable frame size (\(width)x\(height))", path: path)
+        }
+        let decoded = AVPixelFormat(rawValue: parameters.pointee.format)
+        let pixelFormat = FileFrameConverter.pixelFormat(exactly: decoded) ?? .yuv420p
+        let frameDuration = [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate]
+            .first(where: \.isPositive).map { MediaTime(value: Int64($0.den), timescale: $0.num) }
+            ?? MediaTime(value: 1, timescale: 30)
+        return CaptureDevice.Format(pixelFormat: pixelFormat, width: width, height: height,
+                                    frameRateRanges: [CaptureDevice.FrameRateRange(minFrameDuration: frameDuration, maxFrameDuration: frameDuration)])
+    }
+}
