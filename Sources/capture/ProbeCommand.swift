@@ -2,27 +2,30 @@ import CaptureKit
 import CommandLineSupport
 import Foundation
 
-/// `capture probe FILE`: what a media file holds, like `ffprobe`.
+/// `capture probe FILE|URL`: what a media file holds, or a live stream sends, like `ffprobe`.
 enum ProbeCommand: Command {
     static let name = "probe"
-    static let summary = "describe a media file: container, duration, streams, rotation, tags"
+    static let summary = "describe a media file or a live stream: container, duration, streams, rotation, tags"
     /// What the command accepts; also the option lines of ``usage``.
     static let options: [CommandOption] = [
         .flag("json", "print it all as JSON"),
     ]
 
     static let usage = """
-        usage: capture probe FILE [--json]
+        usage: capture probe FILE|URL [--json]
 
         Prints what FILE holds: container, duration, size and bit rate, then each stream with
         its codec, frame size, pixel format, frame rate, exact frame count (counted packet by
         packet when the container does not say), rotation, sample rate and channels, and the
-        tags of the file and of each stream.
+        tags of the file and of each stream. A URL (rtsp://, rtmp://, srt://, http://, udp://…)
+        is a live stream: what it sends once connected, without duration or frame counts, its
+        password and keys shown as ***.
 
         \(CommandOption.helpText(for: options))
 
-        Exit status 0 when FILE was read; 66 when it is missing or unreadable; 65 when it is
-        not media FFmpeg can read, or damaged.
+        Exit status 0 when FILE or URL was read; 66 when the file is missing or unreadable; 65
+        when it is not media FFmpeg can read, or damaged; 69 when the stream's server cannot
+        be reached, does not answer within 5 s or refuses the credentials.
         """
 
     struct Report: Encodable {
@@ -63,7 +66,13 @@ enum ProbeCommand: Command {
     static func run(_ words: [String]) throws -> ExitStatus {
         let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.count == 1 else { throw UsageError("give exactly one FILE") }
-        let info = try MediaFileInfo(contentsOf: try CommandPath.input(arguments.positional[0]))
+        let name = arguments.positional[0]
+        let info: MediaFileInfo
+        if let end = name.range(of: "://"), name[..<end.lowerBound].allSatisfy(\.isLetter), !name.lowercased().hasPrefix("file:") {
+            info = try liveStreamInfo(name)
+        } else {
+            info = try MediaFileInfo(contentsOf: try CommandPath.input(name))
+        }
         let report = makeReport(info)
         if arguments.has("json") {
             try Console.printJSON(report)
@@ -71,6 +80,17 @@ enum ProbeCommand: Command {
             printText(report)
         }
         return .success
+    }
+
+    /// What the live stream at `url` sends; what is not media is a data error, as for a file,
+    /// not a usage error.
+    private static func liveStreamInfo(_ url: String) throws(CaptureError) -> MediaFileInfo {
+        do throws(CaptureError) {
+            return try MediaFileInfo(liveStreamAt: url)
+        } catch {
+            guard error.code == .unsupportedFormat else { throw error }
+            throw CaptureError(.unsupportedFile, error.message)
+        }
     }
 
     private static func makeReport(_ info: MediaFileInfo) -> Report {

@@ -65,6 +65,27 @@ public struct MediaFileInfo: Sendable, Hashable {
             self = MediaFileInfo(heif: try HEIFImage(url: fileURL))
             return
         }
+        try self.init(input, countingFrames: countingFrames)
+    }
+
+    /// What a live stream (`rtsp://`, `rtmp://`, `srt://`, `http://`… — what
+    /// ``CaptureDevice/networkCamera(url:options:)`` reads) sends: its container and streams as
+    /// FFmpeg sees them after connecting, with no duration and no frame counts. `path` is the
+    /// URL with its secrets redacted. Throws `.invalidArgument` for a file path,
+    /// `.connectionFailed` for a server that cannot be reached or does not answer within
+    /// `timeout`, `.notAuthorized` for refused credentials and `.unsupportedFormat` for what
+    /// FFmpeg cannot read.
+    public init(liveStreamAt url: String, rtspTransport: RTSPTransport = .tcp, timeout: Duration = .seconds(5)) throws(CaptureError) {
+        guard url.contains("://"), !url.lowercased().hasPrefix("file:") else {
+            throw .invalidArgument("\(CaptureLog.redacted(url)) is not the URL of a live stream")
+        }
+        let shown = URLSecrets.register(url)
+        let input = try MediaInput(network: url, shownAs: shown, format: nil, options: MediaInput.liveOptions(for: url, rtspTransport: rtspTransport),
+                                   interrupt: NetworkInterrupt(), timeout: MediaTime(value: timeout.nanoseconds, timescale: 1_000_000_000))
+        try self.init(input, countingFrames: false)
+    }
+
+    private init(_ input: MediaInput, countingFrames: Bool) throws(CaptureError) {
         let context = input.context.pointee
         path = input.path
         container = context.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"

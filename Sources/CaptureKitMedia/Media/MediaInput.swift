@@ -38,12 +38,12 @@ package final class MediaInput: @unchecked Sendable {
     /// Opens the live stream at `address` (`rtsp://`, `rtmp://`, `srt://`, `http://`, `udp://`…)
     /// and reads its stream information: wraps `avformat_open_input` with libavformat's
     /// `options` and `format` (a demuxer name, for streams it cannot tell by their start) and
-    /// `avformat_find_stream_info`, every blocking call bounded by `interrupt`. `name` is how
-    /// errors show the stream (its URL redacted). A server that cannot be reached, refuses or
+    /// `avformat_find_stream_info`, every blocking call bounded by `interrupt` and `timeout`.
+    /// `name` is how errors show the stream (its URL redacted). A server that cannot be reached, refuses or
     /// stops answering gives `.connectionFailed`, one that wants credentials `.notAuthorized`,
     /// one that sends what FFmpeg cannot read `.unsupportedFormat`.
     package init(network address: String, shownAs name: String, format: String?, options: [String: String],
-                 interrupt: NetworkInterrupt) throws(CaptureError) {
+                 interrupt: NetworkInterrupt, timeout: MediaTime) throws(CaptureError) {
         path = name
         FFmpeg.prepare()
         guard let allocated = avformat_alloc_context() else {
@@ -62,21 +62,28 @@ package final class MediaInput: @unchecked Sendable {
             demuxer = found
         }
         var opened: UnsafeMutablePointer<AVFormatContext>? = allocated
-        interrupt.arm(NetworkInterrupt.connectTimeout)
+        interrupt.arm(timeout)
         // avformat_open_input frees the context when it fails.
         let (result, reason) = FFmpeg.withErrorLine { avformat_open_input(&opened, address, demuxer, &dictionary) }
         guard result >= 0, let opened else {
             let code: CaptureError.Code = result == FFmpeg.invalidData ? .unsupportedFormat : .connectionFailed
-            throw interrupt.error(result, reason: reason, doing: "cannot open \(name)", code: code, timeout: NetworkInterrupt.connectTimeout)
+            throw interrupt.error(result, reason: reason, doing: "cannot open \(name)", code: code, timeout: timeout)
         }
         context = opened
-        interrupt.arm(NetworkInterrupt.connectTimeout)
+        interrupt.arm(timeout)
         let (info, infoReason) = FFmpeg.withErrorLine { avformat_find_stream_info(opened, nil) }
         guard info >= 0 else {
-            throw interrupt.error(info, reason: infoReason, doing: "cannot read the streams of \(name)", code: .unsupportedFormat,
-                                  timeout: NetworkInterrupt.connectTimeout)
+            throw interrupt.error(info, reason: infoReason, doing: "cannot read the streams of \(name)", code: .unsupportedFormat, timeout: timeout)
         }
         interrupt.arm(nil)
+    }
+
+    /// libavformat's options for reading a live stream: no buffering that ages frames, probing
+    /// only as long as the stream needs, and RTSP's transport.
+    package static func liveOptions(for address: String, rtspTransport: RTSPTransport) -> [String: String] {
+        var values = ["fflags": "nobuffer", "analyzeduration": "1000000", "probesize": "1000000"]
+        if address.lowercased().hasPrefix("rtsp") { values["rtsp_transport"] = rtspTransport.rawValue }
+        return values
     }
 
     deinit {

@@ -121,3 +121,38 @@ final class RTMPCameraFeed: @unchecked Sendable {
         server.stop()
     }
 }
+
+/// A live 320x240 15 fps H.264 test pattern in MPEG-TS over SRT: FFmpeg sends it over UDP to
+/// srt-live-transmit, which listens for SRT callers at ``url`` (one after another).
+final class SRTCameraFeed: @unchecked Sendable {
+    // Unchecked Sendable: immutable after start; the processes' own locks guard stopping.
+    let port: Int
+    private let relay: ChildProcess
+    private let sender: ChildProcess
+
+    var url: String { "srt://127.0.0.1:\(port)?mode=caller" }
+
+    static func start() throws -> SRTCameraFeed { try SRTCameraFeed() }
+
+    private init() throws {
+        let directory = try serverDirectory("srt-camera")
+        port = try freeUDPPort()
+        let udp = try freeUDPPort()
+        let environment = ProcessInfo.processInfo.environment
+        relay = try AudioDaemons.spawn("srt-live-transmit", ["-q", "udp://:\(udp)", "srt://:\(port)?mode=listener"],
+                                       environment: environment, log: "\(directory)/relay.log")
+        let port = port
+        try waitForServer("srt-live-transmit", log: "\(directory)/relay.log") { udpPortIsBound(port) }
+        sender = try AudioDaemons.spawn("ffmpeg", ["-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=15",
+                                                   "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "15",
+                                                   "-pix_fmt", "yuv420p", "-f", "mpegts", "udp://127.0.0.1:\(udp)?pkt_size=1316"],
+                                        environment: environment, log: "\(directory)/ffmpeg.log")
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        sender.end(signal: SIGKILL)
+        relay.end(signal: SIGKILL)
+    }
+}

@@ -2,8 +2,8 @@
 /// timestamps and the times the frames arrived: the stream's clock keeps the spacing the camera
 /// gave its frames, arrival times anchor it to the machine's clock. A frame is never dated after
 /// it arrived (the anchor moves earlier when one comes sooner than its predecessors implied),
-/// a jump of the stream's clock or a frame arriving more than ``resyncNanoseconds`` late starts
-/// a new anchor, and times never go backwards.
+/// a stream clock that steps back or a frame arriving more than ``resyncNanoseconds`` late
+/// (a stall, a jump) starts a new anchor, and times never go backwards.
 struct LiveTimeline {
     /// How late a frame may arrive against its stream time before the stream is taken to have
     /// jumped (a camera's clock reset, a stall, a rewound source).
@@ -12,12 +12,15 @@ struct LiveTimeline {
     /// Arrival minus stream time, both nanoseconds.
     private var offset: Int64?
     private var last: Int64?
+    private var lastStreamTime: Int64?
 
     /// The capture time of a frame that arrived at `arrival` (monotonic nanoseconds) stamped
     /// `streamTime` nanoseconds by the stream (nil: unstamped, dated by its arrival).
     mutating func time(streamTime: Int64?, arrival: Int64) -> Int64 {
         var time = arrival
         if let streamTime {
+            if let previous = lastStreamTime, streamTime < previous { offset = nil }
+            lastStreamTime = streamTime
             if let offset, streamTime + offset <= arrival, arrival - (streamTime + offset) <= Self.resyncNanoseconds {
                 time = streamTime + offset
             } else {
@@ -30,5 +33,8 @@ struct LiveTimeline {
     }
 
     /// Forgets the anchor: a new connection's stream clock starts anywhere.
-    mutating func restart() { offset = nil }
+    mutating func restart() {
+        offset = nil
+        lastStreamTime = nil
+    }
 }

@@ -29,7 +29,8 @@ final class NetworkCameraReader: @unchecked Sendable {
         self.interrupt = interrupt
         stall = MediaTime(value: options.stallTimeout.nanoseconds, timescale: 1_000_000_000)
         let input = try MediaInput(network: address, shownAs: name, format: options.format,
-                                   options: Self.demuxerOptions(address, options), interrupt: interrupt)
+                                   options: MediaInput.liveOptions(for: address, rtspTransport: options.rtspTransport),
+                                   interrupt: interrupt, timeout: stall)
         guard let stream = input.bestStream(of: AVMEDIA_TYPE_VIDEO) else {
             throw CaptureError(.unsupportedFormat, "\(name) sends no video", path: name)
         }
@@ -82,13 +83,5 @@ final class NetworkCameraReader: @unchecked Sendable {
         let arrival = MonotonicClock.nanoseconds()
         let time = FileDecoder.timestamp(of: frame).flatMap { MediaStreamInfo.time($0, decoder.timeBase)?.nanoseconds }
         return Frame(buffer: try converter.pixelBuffer(from: frame), streamTime: time, arrival: arrival)
-    }
-
-    /// libavformat's options for a live stream: no buffering that ages frames, probing only as
-    /// long as the stream needs, and the RTSP transport.
-    static func demuxerOptions(_ address: String, _ options: NetworkCameraOptions) -> [String: String] {
-        var values = ["fflags": "nobuffer", "analyzeduration": "1000000", "probesize": "1000000"]
-        if address.lowercased().hasPrefix("rtsp") { values["rtsp_transport"] = options.rtspTransport.rawValue }
-        return values
     }
 }

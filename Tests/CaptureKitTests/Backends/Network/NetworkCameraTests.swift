@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import CaptureKit
+import CaptureKitPreview
 
 extension RealTimeCaptureTests {
     /// Network cameras against real servers on 127.0.0.1: GStreamer's RTSP server and FFmpeg
@@ -17,14 +18,38 @@ extension RealTimeCaptureTests {
             return options
         }
 
+        /// A live source of `scheme` and its URL; `stop` ends it.
+        private static func source(_ scheme: String) async throws -> (url: String, stop: () -> Void) {
+            switch scheme {
+            case "rtsp":
+                let server = try RTSPCameraServer.start()
+                return (server.url(), server.stop)
+            case "srt":
+                let feed = try SRTCameraFeed.start()
+                return (feed.url, feed.stop)
+            case "mjpeg":
+                // CaptureKit's own web preview of a virtual camera: multipart JPEGs over HTTP.
+                let camera = try makeTestCamera("mjpeg source")
+                let session = try makeSession(camera: camera, outputs: [])
+                let preview = try CaptureWebPreview(session: session)
+                try await session.start()
+                return ("http://127.0.0.1:\(preview.port)/stream.mjpg?token=\(preview.accessToken)", {
+                    preview.stop()
+                    try? session.stopRunning()
+                    CaptureDevice.removeVirtualDevice(camera)
+                })
+            default:
+                let feed = try RTMPCameraFeed.start()
+                return (scheme == "rtmp" ? feed.rtmpURL : feed.hlsURL, feed.stop)
+            }
+        }
+
         /// Each protocol: the device has the stream's format; frames arrive with strictly
         /// increasing timestamps, each dated no later than it was delivered; a photo works.
-        @Test(arguments: ["rtsp", "rtmp", "hls"])
+        @Test(arguments: ["rtsp", "rtmp", "hls", "srt", "mjpeg"])
         func aNetworkCameraDeliversLiveFrames(over scheme: String) async throws {
-            let rtsp = scheme == "rtsp" ? try RTSPCameraServer.start() : nil
-            let feed = scheme == "rtsp" ? nil : try RTMPCameraFeed.start()
-            defer { rtsp?.stop(); feed?.stop() }
-            let url = try #require(rtsp?.url() ?? (scheme == "rtmp" ? feed?.rtmpURL : feed?.hlsURL))
+            let (url, stop) = try await Self.source(scheme)
+            defer { stop() }
             let camera = try CaptureDevice.networkCamera(url: url, options: Self.quick)
             #expect(camera.deviceType == .network)
             #expect(camera.formats.count == 1)
@@ -49,7 +74,8 @@ extension RealTimeCaptureTests {
         }
 
         /// The camera's encoder dies and starts again: the session is interrupted, reconnects by
-        /// itself, and the frames after the return run on in number and time.
+        /// itself, the frames after the return run on in number and time, and the recording
+        /// (`.continueRecording`) holds both sides of the gap in one playable file.
         @Test func anRTMPCameraComesBackWhenItsPublisherRestarts() async throws {
             let feed = try RTMPCameraFeed.start()
             defer { feed.stop() }
@@ -58,10 +84,15 @@ extension RealTimeCaptureTests {
             output.alwaysDiscardsLateVideoFrames = false
             let recorder = SampleRecorder(label: "tests.network.restart")
             recorder.attach(to: output)
-            let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [output])
+            let movie = CaptureMovieFileOutput()
+            movie.interruptionBehavior = .continueRecording
+            let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [output, movie])
             let events = EventRecorder(session)
+            let url = MovieFiles.path("network-restart", "mkv")
+            defer { try? FileManager.default.removeItem(at: url) }
             try await session.start()
             defer { try? session.stopRunning() }
+            try movie.startRecording(to: url)
             #expect(await recorder.samples.wait(forCount: 10, timeout: .seconds(30)))
             feed.killPublisher()
             #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID)), timeout: .seconds(20)),
@@ -71,10 +102,19 @@ extension RealTimeCaptureTests {
             #expect(await events.wait(for: .interruptionEnded, timeout: .seconds(30)), "\(events.events.items)")
             let count = recorder.samples.count
             #expect(await recorder.samples.wait(forCount: count + 10, timeout: .seconds(30)))
+            let recorded = await movie.finishRecording()
             try await session.stop()
             let after = try #require(recorder.samples.items.first { $0.sequenceNumber > lastBefore.sequenceNumber })
             #expect(after.sample.presentationTimeStamp > lastBefore.sample.presentationTimeStamp)
             #expect(recorder.accounting.isComplete, "\(recorder.accounting)")
+            #expect(recorded.error == nil, "\(String(describing: recorded.error))")
+            let gap = try #require(recorded.videoGaps.first, "no gap recorded: \(recorded)")
+            try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", url.path, "-f", "null", "-"])
+            let packets = try ProbedMovie.videoTimestamps(url.path)
+            #expect(packets.count == recorded.videoFrameCount)
+            let before = packets.filter { $0 < gap.start.seconds }.count
+            let afterGap = packets.filter { $0 >= (gap.start + gap.duration).seconds - 0.001 }.count
+            #expect(before >= 5 && afterGap >= 5, "frames on both sides of the gap: \(before) and \(afterGap)")
         }
 
         /// The RTSP server stops answering (SIGSTOP): detected within the stall timeout,
