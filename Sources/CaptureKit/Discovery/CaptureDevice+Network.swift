@@ -18,7 +18,8 @@ extension CaptureDevice {
     /// the machine). Its `uniqueID` (`network:` and the URL without credentials or query) and
     /// `localizedName` never contain the URL's password, stream key or passphrase, nor do errors
     /// or log lines. Throws `.invalidArgument` for what is not such a URL, `.connectionFailed`
-    /// for a server that cannot be reached or does not answer within the stall timeout,
+    /// for a server that cannot be reached or does not answer within
+    /// ``NetworkCameraOptions/connectTimeout``,
     /// `.notAuthorized` for refused credentials, `.unsupportedFormat` for a stream without
     /// decodable video. Wraps `avformat_open_input` and `avformat_find_stream_info`.
     ///

@@ -2,8 +2,9 @@ import CaptureKitCore
 package import CFFmpeg
 import Foundation
 
-/// Decodes one stream of a media file from its start to its end: its own `AVFormatContext`
-/// (other streams discarded by the demuxer) and `AVCodecContext`. Used by one thread at a time.
+/// Decodes one stream of a media file from its start to its end, or of a live stream until it
+/// breaks: its own `AVFormatContext` (other streams discarded by the demuxer) and
+/// `AVCodecContext`. Used by one thread at a time.
 package final class FileDecoder: @unchecked Sendable {
     // Unchecked Sendable: an FFmpeg decoder used by one thread at a time.
     package let input: MediaInput

@@ -81,7 +81,7 @@ public struct MediaFileInfo: Sendable, Hashable {
         }
         let shown = URLSecrets.register(url)
         let input = try MediaInput(network: url, shownAs: shown, format: nil, options: MediaInput.liveOptions(for: url, rtspTransport: rtspTransport),
-                                   interrupt: NetworkInterrupt(), timeout: MediaTime(value: timeout.nanoseconds, timescale: 1_000_000_000))
+                                   interrupt: NetworkInterrupt(), timeout: MediaTime(timeout))
         try self.init(input, countingFrames: false)
     }
 

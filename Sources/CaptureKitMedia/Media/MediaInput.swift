@@ -10,6 +10,9 @@ package final class MediaInput: @unchecked Sendable {
     // Unchecked Sendable: an FFmpeg demuxer used by one thread at a time.
     package let context: UnsafeMutablePointer<AVFormatContext>
     package let path: String
+    /// What the context's interrupt callback points at (a live stream's): kept alive as long as
+    /// the context, which calls it until it is closed.
+    private let interrupt: NetworkInterrupt?
 
     /// Opens `url` and reads its stream information: wraps `avformat_open_input` and
     /// `avformat_find_stream_info`. A missing or unreadable file gives `.fileError` with its
@@ -20,6 +23,7 @@ package final class MediaInput: @unchecked Sendable {
         }
         let path = url.path
         self.path = path
+        interrupt = nil
         try Self.checkReadable(path)
         FFmpeg.prepare()
         var opened: UnsafeMutablePointer<AVFormatContext>?
@@ -45,6 +49,7 @@ package final class MediaInput: @unchecked Sendable {
     package init(network address: String, shownAs name: String, format: String?, options: [String: String],
                  interrupt: NetworkInterrupt, timeout: MediaTime) throws(CaptureError) {
         path = name
+        self.interrupt = interrupt
         FFmpeg.prepare()
         guard let allocated = avformat_alloc_context() else {
             throw CaptureError(.outOfMemory, "cannot allocate a demuxer", operation: "avformat_alloc_context", path: name)

@@ -8,7 +8,7 @@ import Testing
 // a playlist, never a sleep.
 
 /// GStreamer's RTSP server (python3-gst-1.0 + gir1.2-gst-rtsp-server-1.0) serving a live
-/// 320x240 15 fps H.264 test pattern at `/cam` to any number of clients, with Basic
+/// 320x240 15 fps H.264 test pattern at `/cam`, a pipeline of its own per client, with Basic
 /// authentication when given a user.
 final class RTSPCameraServer: @unchecked Sendable {
     // Unchecked Sendable: immutable after start; the process's own lock guards stopping.
@@ -58,7 +58,9 @@ final class RTSPCameraServer: @unchecked Sendable {
         factory = GstRtspServer.RTSPMediaFactory()
         factory.set_launch('( videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=15/1 '
                            '! openh264enc gop-size=15 ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=1 )')
-        factory.set_shared(True)
+        # A pipeline per client: a shared one that its last client tore down is unprepared in the
+        # background, and a client arriving meanwhile got PLAY answered without a CSeq.
+        factory.set_shared(False)
         if len(sys.argv) > 3:
             user, password = sys.argv[2], sys.argv[3]
             auth = GstRtspServer.RTSPAuth()

@@ -31,8 +31,9 @@ final class NetworkCameraBackend: DeviceBackend {
         guard components.host?.isEmpty == false || scheme == "srt" || scheme == "udp" || scheme == "rtp" else {
             throw .invalidArgument("\(shown) names no host")
         }
-        guard options.stallTimeout > .zero, options.reconnectDelay > .zero, options.maximumReconnectDelay >= options.reconnectDelay else {
-            throw .invalidArgument("a network camera's stall timeout and reconnection delays must be positive, the maximum delay at least the first")
+        guard options.stallTimeout > .zero, options.connectTimeout > .zero, options.reconnectDelay > .zero,
+              options.maximumReconnectDelay >= options.reconnectDelay else {
+            throw .invalidArgument("a network camera's timeouts and reconnection delays must be positive, the maximum delay at least the first")
         }
         address = trimmed
         shownURL = shown

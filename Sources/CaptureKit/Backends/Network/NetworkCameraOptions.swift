@@ -6,8 +6,11 @@ public struct NetworkCameraOptions: Sendable, Hashable {
     /// NAT, loses nothing) or over UDP.
     public var rtspTransport: RTSPTransport = .tcp
     /// No frame for this long means the camera is gone: the session is interrupted and
-    /// CaptureKit reconnects. Also the longest a connection attempt may take.
+    /// CaptureKit reconnects.
     public var stallTimeout: Duration = .seconds(5)
+    /// The longest a connection may take to deliver what the stream is (an RTSP server starts
+    /// a pipeline per client, then FFmpeg reads up to a second of the stream to learn it).
+    public var connectTimeout: Duration = .seconds(10)
     /// The wait before the first reconnection attempt; it doubles after each failed attempt, up
     /// to ``maximumReconnectDelay``, and starts again from here once the camera is back.
     public var reconnectDelay: Duration = .milliseconds(500)
@@ -17,6 +20,7 @@ public struct NetworkCameraOptions: Sendable, Hashable {
     /// cannot tell by its URL and first bytes; nil lets FFmpeg decide.
     public var format: String?
 
-    /// The defaults: RTSP over TCP, a 5 s stall timeout, reconnecting after 0.5 s, 1 s, 2 s… 5 s.
+    /// The defaults: RTSP over TCP, a 5 s stall timeout, 10 s to connect, reconnecting after
+    /// 0.5 s, 1 s, 2 s… 5 s.
     public init() {}
 }

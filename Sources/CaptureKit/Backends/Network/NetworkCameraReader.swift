@@ -27,10 +27,10 @@ final class NetworkCameraReader: @unchecked Sendable {
     init(address: String, shownAs name: String, options: NetworkCameraOptions, format: CaptureDevice.Format?,
          interrupt: NetworkInterrupt) throws(CaptureError) {
         self.interrupt = interrupt
-        stall = MediaTime(value: options.stallTimeout.nanoseconds, timescale: 1_000_000_000)
+        stall = MediaTime(options.stallTimeout)
         let input = try MediaInput(network: address, shownAs: name, format: options.format,
                                    options: MediaInput.liveOptions(for: address, rtspTransport: options.rtspTransport),
-                                   interrupt: interrupt, timeout: stall)
+                                   interrupt: interrupt, timeout: MediaTime(options.connectTimeout))
         guard let stream = input.bestStream(of: AVMEDIA_TYPE_VIDEO) else {
             throw CaptureError(.unsupportedFormat, "\(name) sends no video", path: name)
         }

@@ -57,16 +57,17 @@ final class NetworkCameraStream: DeviceStream {
                 if thread.isStopping { return }
                 do throws(CaptureError) {
                     reader = try connect(interrupt)
-                    refused = false
                     // A new connection numbers its frames from 0 on a clock of its own.
                     sequence = 0
                     timeline.restart()
                     numbering.resume()
                 } catch {
                     if thread.isStopping { return }
-                    // Reported once per return, as every backend does; the attempts go on.
-                    if !refused, error.code == .unsupportedFormat || error.code == .notAuthorized { sink.event(.cannotResume(error)) }
-                    refused = refused || error.code == .unsupportedFormat || error.code == .notAuthorized
+                    // A camera that answers but will not do: reported once per return, as
+                    // every backend does; the attempts go on.
+                    let refusal = error.code == .unsupportedFormat || error.code == .notAuthorized
+                    if refusal, !refused { sink.event(.cannotResume(error)) }
+                    refused = refusal
                     delay = min(delay * 2, options.maximumReconnectDelay.nanoseconds)
                 }
             }

@@ -47,7 +47,7 @@ final class V4L2Stream: DeviceStream {
         worker = WorkerThread(name: "CaptureKit.v4l2") { thread in
             var next = box.take()
             var numbering = FrameRenumbering(frameDuration: frameDuration.nanoseconds ?? 0)
-            // Whether the capture in `next` is a reopened camera, not yet reported back.
+            // Whether the capture in `next` is a reopened camera: reported back with its first frame.
             var returning = false
             while !thread.isStopping, next != nil {
                 // The capture moves into `stream`, which stops it: once it returns, no reference
