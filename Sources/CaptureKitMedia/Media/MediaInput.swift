@@ -71,14 +71,17 @@ package final class MediaInput: @unchecked Sendable {
         // avformat_open_input frees the context when it fails.
         let (result, reason) = FFmpeg.withErrorLine { avformat_open_input(&opened, address, demuxer, &dictionary) }
         guard result >= 0, let opened else {
-            let code: CaptureError.Code = result == FFmpeg.invalidData ? .unsupportedFormat : .connectionFailed
+            // A server too slow to say what it sends failed to connect, whatever FFmpeg made of
+            // the cut-short answer.
+            let code: CaptureError.Code = result == FFmpeg.invalidData && !interrupt.timedOut ? .unsupportedFormat : .connectionFailed
             throw interrupt.error(result, reason: reason, doing: "cannot open \(name)", code: code, timeout: timeout)
         }
         context = opened
         interrupt.arm(timeout)
         let (info, infoReason) = FFmpeg.withErrorLine { avformat_find_stream_info(opened, nil) }
         guard info >= 0 else {
-            throw interrupt.error(info, reason: infoReason, doing: "cannot read the streams of \(name)", code: .unsupportedFormat, timeout: timeout)
+            throw interrupt.error(info, reason: infoReason, doing: "cannot read the streams of \(name)",
+                                  code: interrupt.timedOut ? .connectionFailed : .unsupportedFormat, timeout: timeout)
         }
         interrupt.arm(nil)
     }
