@@ -17,8 +17,6 @@ package final class FileDecoder: @unchecked Sendable {
     /// stream: lost UDP packets, a join in the middle of a group of pictures) instead of failing
     /// the stream, as a file's would.
     package var skipsDamagedPackets = false
-    /// How many packets were skipped so.
-    package private(set) var skippedPackets = 0
 
     /// Opens `url` and a decoder for its main stream of `type`: wraps `avcodec_find_decoder`,
     /// `avcodec_parameters_to_context` and `avcodec_open2`. A `live` decoder hands each frame
@@ -96,8 +94,7 @@ package final class FileDecoder: @unchecked Sendable {
                 break
             }
             guard received == FFmpeg.again, !draining else {
-                if skipsDamagedPackets, !draining, received != FFmpeg.eof {
-                    skippedPackets += 1
+                if skipsDamagedPackets, !draining {
                     try feed()
                     continue
                 }
@@ -124,14 +121,13 @@ package final class FileDecoder: @unchecked Sendable {
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == stream.pointee.index else { continue }
             // The demuxer's own verdict (a packet cut short by the end of the file, say): what
-            // `ffmpeg -xerror` stops on. Decoding it would show garbage, so the stream fails.
-            if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0, skipsDamagedPackets {
-                skippedPackets += 1
+            // `ffmpeg -xerror` stops on. Decoding it would show garbage, so a file fails.
+            if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 {
+                guard skipsDamagedPackets else {
+                    throw CaptureError(.corruptFile, "the file is damaged: a \(kind) packet at \(describe(packet.pointee.pts)) is corrupt",
+                                       operation: "av_read_frame", path: input.path)
+                }
                 continue
-            }
-            guard packet.pointee.flags & AV_PKT_FLAG_CORRUPT == 0 else {
-                throw CaptureError(.corruptFile, "the file is damaged: a \(kind) packet at \(describe(packet.pointee.pts)) is corrupt",
-                                   operation: "av_read_frame", path: input.path)
             }
             try send(packet)
             return
@@ -140,10 +136,7 @@ package final class FileDecoder: @unchecked Sendable {
 
     private func send(_ packet: UnsafeMutablePointer<AVPacket>?) throws(CaptureError) {
         let sent = avcodec_send_packet(codec, packet)
-        if sent < 0, sent != FFmpeg.eof, packet != nil, skipsDamagedPackets {
-            skippedPackets += 1
-            return
-        }
+        if sent < 0, sent != FFmpeg.eof, packet != nil, skipsDamagedPackets { return }
         // EAGAIN cannot happen (every frame was received first); EOF only after a second flush.
         guard sent >= 0 || sent == FFmpeg.eof else { throw corrupt(sent, "avcodec_send_packet", "cannot decode the file") }
     }

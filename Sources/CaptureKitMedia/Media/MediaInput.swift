@@ -51,6 +51,10 @@ package final class MediaInput: @unchecked Sendable {
         path = name
         self.interrupt = interrupt
         FFmpeg.prepare()
+        let demuxer = format.flatMap { av_find_input_format($0) }
+        if let format, demuxer == nil {
+            throw CaptureError(.invalidArgument, "FFmpeg has no demuxer \(format)", path: name)
+        }
         guard let allocated = avformat_alloc_context() else {
             throw CaptureError(.outOfMemory, "cannot allocate a demuxer", operation: "avformat_alloc_context", path: name)
         }
@@ -58,14 +62,6 @@ package final class MediaInput: @unchecked Sendable {
         var dictionary: OpaquePointer?
         for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
         defer { av_dict_free(&dictionary) }
-        var demuxer: UnsafePointer<AVInputFormat>?
-        if let format {
-            guard let found = av_find_input_format(format) else {
-                avformat_free_context(allocated)
-                throw CaptureError(.invalidArgument, "FFmpeg has no demuxer \(format)", path: name)
-            }
-            demuxer = found
-        }
         var opened: UnsafeMutablePointer<AVFormatContext>? = allocated
         interrupt.arm(timeout)
         // avformat_open_input frees the context when it fails.

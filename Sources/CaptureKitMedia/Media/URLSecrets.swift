@@ -11,7 +11,7 @@ package enum URLSecrets {
 
     /// The secrets in `url`, as written and percent-decoded.
     package static func secrets(in url: String) -> [String] {
-        guard let components = URLComponents(string: url) else { return [] }
+        guard let components = URLComponents(string: url) else { return userInfoPassword(in: url).map { [$0] } ?? [] }
         let isRTMP = components.scheme?.lowercased().hasPrefix("rtmp") ?? false
         var found: [String] = []
         if let password = components.password, !password.isEmpty {
@@ -43,7 +43,9 @@ package enum URLSecrets {
     /// `url` as it may be shown: secrets replaced by `***`.
     package static func redact(_ url: String) -> String {
         guard var components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
-            return CaptureLog.redacted(url)
+            // Unparsable (`rtsp://user:pw@[::1/cam`), but a password may still be in it.
+            guard let password = userInfoPassword(in: url) else { return CaptureLog.redacted(url) }
+            return CaptureLog.redacted(url.replacingOccurrences(of: ":\(password)@", with: ":***@"))
         }
         if components.password != nil { components.password = "***" }
         let isRTMP = scheme.hasPrefix("rtmp")
@@ -57,5 +59,16 @@ package enum URLSecrets {
             }
         }
         return (components.string ?? url).replacingOccurrences(of: "%2A%2A%2A", with: "***")
+    }
+
+    /// The `password` of `scheme://user:password@host…` found by position, for a URL that
+    /// `URLComponents` cannot parse.
+    private static func userInfoPassword(in url: String) -> String? {
+        guard let start = url.range(of: "://") else { return nil }
+        let rest = url[start.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return nil }
+        let password = String(authority[authority.index(after: colon)..<at])
+        return password.isEmpty ? nil : password
     }
 }

@@ -59,9 +59,6 @@ final class NetworkCameraReader: @unchecked Sendable {
         av_frame_free(&freeing)
     }
 
-    /// How many packets were damaged or undecodable (skipped, not fatal).
-    var skippedPackets: Int { decoder.skippedPackets }
-
     /// The next frame; nil when the camera ended its stream. Throws `.connectionLost` when the
     /// connection breaks or no frame came within the stall timeout.
     func next() throws(CaptureError) -> Frame? {
