@@ -15,7 +15,8 @@ enum RecordCommand: Command {
         .flag("no-audio", "record video only"),
         .value("duration", "T", "stop after T (10s, 1.5m, 500ms); default: until interrupted"),
         .value("preset", "P", "session preset: \(CaptureSession.Preset.allCases.map(\.rawValue).joined(separator: ", ")) (default high)"),
-        .value("codec", "C", "video codec: h264 (default), hevc, mjpeg"),
+        .value("codec", "C", "video codec: h264 (default), hevc, mjpeg; a network camera's own\nH.264 or HEVC by default, stored as it came"),
+        .flag("transcode", "decode and encode a network camera's video again instead of storing\nit as it came"),
         .value("fragment", "T", "write a self-contained fragment every T (default 1s; 0 = off)"),
         .flag("unpaced", "read file: devices as fast as the encoder goes, not in real time"),
         .flag("quiet", "no progress line"),
@@ -25,7 +26,8 @@ enum RecordCommand: Command {
 
     static let usage = """
         usage: capture record OUT [--device ID] [--audio-device ID | --no-audio] [--duration T]
-                              [--preset P] [--codec h264|hevc|mjpeg] [--fragment T] [--unpaced] [--quiet]
+                              [--preset P] [--codec h264|hevc|mjpeg] [--transcode] [--fragment T]
+                              [--unpaced] [--quiet]
                               [--save-to-library [--root DIR]]
 
         Records OUT (container by extension: .mov, .mp4, .mkv) from the default camera and
@@ -52,12 +54,11 @@ enum RecordCommand: Command {
             guard let chosen = CaptureSession.Preset(rawValue: name) else { throw UsageError("unknown preset '\(name)'") }
             preset = chosen
         }
-        var settings = MovieOutputSettings()
+        var codec: MovieOutputSettings.VideoCodec?
         if let name = arguments.value("codec") {
-            guard let codec = MovieOutputSettings.VideoCodec(rawValue: name) else { throw UsageError("unknown codec '\(name)'") }
-            settings.videoCodec = codec
+            guard let chosen = MovieOutputSettings.VideoCodec(rawValue: name) else { throw UsageError("unknown codec '\(name)'") }
+            codec = chosen
         }
-        if url.pathExtension.lowercased() == "mkv" { settings.audioCodec = .opus }
         let fragment: MediaTime
         if arguments.value("fragment") == "0" {
             fragment = .invalid
@@ -80,8 +81,17 @@ enum RecordCommand: Command {
         if let duration { movie.maxRecordedDuration = duration }
         try session.addOutput(movie)
         try session.commitConfiguration()
-        if let video = movie.connection(with: .video) { movie.setOutputSettings(settings, for: video) }
-        if let audio = movie.connection(with: .audio) { movie.setOutputSettings(settings, for: audio) }
+        for connection in movie.connections {
+            // The output's own default: H.264, or what a network camera sends (stored as sent).
+            var settings = movie.outputSettings(for: connection)
+            if let codec { settings.videoCodec = codec }
+            if arguments.has("transcode") { settings.passThrough = false }
+            if url.pathExtension.lowercased() == "mkv" { settings.audioCodec = .opus }
+            movie.setOutputSettings(settings, for: connection)
+        }
+        if let video = movie.connection(with: .video), movie.passesVideoThrough(for: video), !arguments.has("quiet") {
+            Console.print("video: \(camera.activeFormat.encoding.rawValue) as the camera sends it, not re-encoded (--transcode to encode)")
+        }
 
         // Signals end the recording properly instead of killing the process; SIGXFSZ is ignored
         // so a file size limit shows up as a write error (and a finished file), not a crash.

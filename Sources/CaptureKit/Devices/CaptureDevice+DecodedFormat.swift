@@ -4,8 +4,10 @@ extension CaptureDevice.Format {
     /// The one format of a camera that decodes `stream` (a file's, a network camera's): its
     /// frame size and rate in the decoder's pixel layout, or I420 when CaptureKit has no such
     /// layout. Throws `failure` (naming `path`) when FFmpeg has no decoder for the codec or the
-    /// stream has no usable frame size.
-    static func decoding(_ stream: UnsafeMutablePointer<AVStream>, path: String, failure: CaptureError.Code) throws(CaptureError) -> CaptureDevice.Format {
+    /// stream has no usable frame size. A `coded` format says what codec the device sends (a
+    /// network camera's); a file device's says only what it decodes to.
+    static func decoding(_ stream: UnsafeMutablePointer<AVStream>, path: String, failure: CaptureError.Code,
+                         coded: Bool = false) throws(CaptureError) -> CaptureDevice.Format {
         guard let parameters = stream.pointee.codecpar else {
             throw CaptureError(failure, "the video stream has no codec parameters", path: path)
         }
@@ -23,7 +25,17 @@ extension CaptureDevice.Format {
         let frameDuration = [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate]
             .first(where: \.isPositive).map { MediaTime(value: Int64($0.den), timescale: $0.num) }
             ?? MediaTime(value: 1, timescale: 30)
+        let encoding: Encoding
+        switch codec {
+        case _ where !coded: encoding = .uncompressed
+        case AV_CODEC_ID_H264: encoding = .h264
+        case AV_CODEC_ID_HEVC: encoding = .hevc
+        case AV_CODEC_ID_MJPEG: encoding = .mjpeg
+        case AV_CODEC_ID_RAWVIDEO: encoding = .uncompressed
+        default: encoding = .otherCodec
+        }
         return CaptureDevice.Format(pixelFormat: pixelFormat, width: width, height: height,
-                                    frameRateRanges: [CaptureDevice.FrameRateRange(minFrameDuration: frameDuration, maxFrameDuration: frameDuration)])
+                                    frameRateRanges: [CaptureDevice.FrameRateRange(minFrameDuration: frameDuration, maxFrameDuration: frameDuration)],
+                                    encoding: encoding, fourCC: nil)
     }
 }

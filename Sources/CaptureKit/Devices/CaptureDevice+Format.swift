@@ -25,8 +25,8 @@ extension CaptureDevice {
         public let videoSupportedFrameRateRanges: [FrameRateRange]
         /// The sample layout, for audio formats.
         public let audioFormat: AudioFormat?
-        /// How the device sends frames: uncompressed in ``pixelFormat``, or as JPEG images that
-        /// CaptureKit decodes to ``pixelFormat``.
+        /// How the device sends frames: uncompressed in ``pixelFormat``, or coded (JPEG images,
+        /// a network camera's H.264 or HEVC) and decoded by CaptureKit to ``pixelFormat``.
         public let encoding: Encoding
         /// The V4L2 FourCC the camera sends (`"YUYV"`, `"MJPG"`), nil for devices that are not V4L2.
         public let fourCC: String?
@@ -37,6 +37,12 @@ extension CaptureDevice {
             case uncompressed
             /// Motion JPEG: one JPEG image per frame (`V4L2_PIX_FMT_MJPEG`).
             case mjpeg
+            /// H.264 (a network camera): a movie recorded as H.264 stores it as it came.
+            case h264
+            /// HEVC / H.265 (a network camera): a movie recorded as HEVC stores it as it came.
+            case hevc
+            /// Another codec a network camera sends (MPEG-4 Part 2, VP8, …), only ever decoded.
+            case otherCodec
         }
 
         /// A video format.
@@ -99,7 +105,7 @@ extension CaptureDevice {
         public var description: String {
             if let audioFormat { return audioFormat.description }
             let rates = videoSupportedFrameRateRanges.map(\.description).joined(separator: ",")
-            let layout = encoding == .mjpeg ? "mjpeg" : pixelFormat?.rawValue ?? "?"
+            let layout = encoding == .uncompressed ? pixelFormat?.rawValue ?? "?" : encoding.rawValue
             return "\(width)x\(height) \(layout) @ \(rates)"
         }
     }

@@ -17,6 +17,10 @@ protocol DeviceBackend: AnyObject, Sendable {
     /// unpaced file or virtual device). Lossless consumers may hold back a non-live device
     /// instead of dropping its samples.
     var isLive: Bool { get }
+    /// The coded video the device sends now, when a recording may store its packets as they
+    /// came (a network camera's H.264 or HEVC, with its parameter sets); nil for devices that
+    /// deliver pixels (a webcam's JPEGs pass through by another way: each is a whole picture).
+    var codedVideo: CodecParameters? { get }
     /// Starts capturing with `configuration`, delivering on the device's own thread to `sink`
     /// until the returned stream is stopped.
     func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream
@@ -24,6 +28,7 @@ protocol DeviceBackend: AnyObject, Sendable {
 
 extension DeviceBackend {
     var isLive: Bool { true }
+    var codedVideo: CodecParameters? { nil }
 
     /// Throws what every backend checks before streaming: a format the device has, and a device
     /// that is present.

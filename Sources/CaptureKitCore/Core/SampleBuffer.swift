@@ -32,31 +32,42 @@ public final class SampleBuffer: Sendable {
     /// The device's running count of this sample since its stream started (video frame index,
     /// or index of the first audio frame). A jump means the device dropped something.
     public let sequenceNumber: UInt64
-    /// The picture as the device coded it, when it sent compressed frames (MJPEG).
-    package let compressedFrame: CompressedFrame?
+    /// The picture as the device coded it, when it sent compressed frames: one JPEG (MJPEG),
+    /// or the H.264/HEVC packets read since the frame before, in decode order (one, unless the
+    /// stream reorders frames).
+    package let compressedFrames: [CompressedFrame]
+
+    /// The first of ``compressedFrames``: the JPEG of an MJPEG frame.
+    package var compressedFrame: CompressedFrame? { compressedFrames.first }
 
     /// Conversions made so far, by target (see ``converted(to:)``).
     package let conversions = Mutex<[VideoTarget: SampleBuffer]>([:])
 
     /// Makes a sample buffer.
     public convenience init(media: Media, presentationTimeStamp: MediaTime, duration: MediaTime, sequenceNumber: UInt64 = 0) {
-        self.init(media: media, presentationTimeStamp: presentationTimeStamp, duration: duration, sequenceNumber: sequenceNumber, compressedFrame: nil)
+        self.init(media: media, presentationTimeStamp: presentationTimeStamp, duration: duration, sequenceNumber: sequenceNumber, compressedFrames: [])
     }
 
     /// A decoded frame that keeps the device's compressed picture.
-    package init(media: Media, presentationTimeStamp: MediaTime, duration: MediaTime, sequenceNumber: UInt64, compressedFrame: CompressedFrame?) {
+    package convenience init(media: Media, presentationTimeStamp: MediaTime, duration: MediaTime, sequenceNumber: UInt64, compressedFrame: CompressedFrame?) {
+        self.init(media: media, presentationTimeStamp: presentationTimeStamp, duration: duration, sequenceNumber: sequenceNumber,
+                  compressedFrames: compressedFrame.map { [$0] } ?? [])
+    }
+
+    /// A decoded frame that keeps the packets the device coded it in.
+    package init(media: Media, presentationTimeStamp: MediaTime, duration: MediaTime, sequenceNumber: UInt64, compressedFrames: [CompressedFrame]) {
         self.media = media
         self.presentationTimeStamp = presentationTimeStamp
         self.duration = duration
         self.sequenceNumber = sequenceNumber
-        self.compressedFrame = compressedFrame
+        self.compressedFrames = compressedFrames
     }
 
     /// The same sample under another sequence number (a stream that numbers on across a
     /// device's return).
     package func renumbered(_ sequenceNumber: UInt64) -> SampleBuffer {
         SampleBuffer(media: media, presentationTimeStamp: presentationTimeStamp, duration: duration,
-                     sequenceNumber: sequenceNumber, compressedFrame: compressedFrame)
+                     sequenceNumber: sequenceNumber, compressedFrames: compressedFrames)
     }
 
     /// The video frame, or nil for audio (`CMSampleBufferGetImageBuffer`).

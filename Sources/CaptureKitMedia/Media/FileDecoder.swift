@@ -17,6 +17,9 @@ package final class FileDecoder: @unchecked Sendable {
     /// stream: lost UDP packets, a join in the middle of a group of pictures) instead of failing
     /// the stream, as a file's would.
     package var skipsDamagedPackets = false
+    /// Sees every packet of the stream before the decoder does, in decode order (lent for the
+    /// call): what a network camera keeps to record as it came.
+    package var packetObserver: ((UnsafeMutablePointer<AVPacket>) -> Void)?
 
     /// Opens `url` and a decoder for its main stream of `type`: wraps `avcodec_find_decoder`,
     /// `avcodec_parameters_to_context` and `avcodec_open2`. A `live` decoder hands each frame
@@ -129,6 +132,7 @@ package final class FileDecoder: @unchecked Sendable {
                 }
                 continue
             }
+            packetObserver?(packet)
             try send(packet)
             return
         }

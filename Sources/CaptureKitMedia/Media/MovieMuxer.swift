@@ -103,6 +103,25 @@ package final class MovieMuxer {
     package func addVideo(_ encoder: VideoEncoder, rotation: Double, mirrored: Bool) throws(CaptureError) {
         let stream = try newStream(from: encoder.context)
         videoStream = stream
+        orient(stream, rotation: rotation, mirrored: mirrored)
+    }
+
+    /// Adds a video track for packets stored as a camera coded them (pass-through), their
+    /// timestamps in ``VideoEncoder/timeBase``. Wraps `avcodec_parameters_copy`; the source's
+    /// codec tag is cleared, as it names the codec in the source's container (FLV, RTP), not
+    /// in this one.
+    package func addVideo(copying parameters: CodecParameters, rotation: Double, mirrored: Bool) throws(CaptureError) {
+        guard let stream = avformat_new_stream(context, nil) else {
+            throw CaptureError(.outOfMemory, "cannot add a stream", operation: "avformat_new_stream", path: path)
+        }
+        try FFmpeg.check(avcodec_parameters_copy(stream.pointee.codecpar, parameters.pointer), "avcodec_parameters_copy", path: path)
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.time_base = VideoEncoder.timeBase
+        videoStream = stream
+        orient(stream, rotation: rotation, mirrored: mirrored)
+    }
+
+    private func orient(_ stream: UnsafeMutablePointer<AVStream>, rotation: Double, mirrored: Bool) {
         if rotation != 0 || mirrored, let matrix = av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, 9 * 4) {
             matrix.withMemoryRebound(to: Int32.self, capacity: 9) { m in
                 // av_display_rotation_set takes clockwise degrees (av_display_rotation_get, and so

@@ -48,6 +48,12 @@ public struct MovieOutputSettings: Sendable, Hashable {
     public var keyframeInterval: MediaTime?
     /// libx264/libx265 speed preset; faster presets make bigger files for less CPU.
     public var encoderPreset: EncoderPreset = .veryfast
+    /// Whether video a camera already sends coded in ``videoCodec`` is recorded as it came — no
+    /// decode, no encode, just its timestamps rebased to the file: a network camera's H.264 or
+    /// HEVC (recorded from its first keyframe), a webcam's Motion JPEG recorded as MJPEG.
+    /// ``videoQuality``, ``keyframeInterval`` and ``encoderPreset`` then do not apply: the
+    /// camera chose them. False decodes and encodes again (`capture record --transcode`).
+    public var passThrough = true
     /// The audio codec.
     public var audioCodec: AudioCodec = .aac
     /// The audio bit rate in bits per second (ignored for PCM).

@@ -240,21 +240,6 @@ package final class VideoEncoder {
         frame?.codec == .jpeg && codec == .mjpeg && Int(context.pointee.width) == width && Int(context.pointee.height) == height
     }
 
-    /// Writes the camera's own JPEG as the packet at `pts` (90 kHz) lasting `duration`.
-    package func passThrough(_ frame: CompressedFrame, pts: Int64, duration: Int64,
-                     write: PacketSink) throws(CaptureError) {
-        av_packet_unref(packet)
-        defer { av_packet_unref(packet) }
-        try FFmpeg.check(av_new_packet(packet, Int32(clamping: frame.byteCount)), "av_new_packet", code: .outOfMemory)
-        memcpy(packet.pointee.data, frame.storage.bytes, frame.byteCount)
-        packet.pointee.pts = pts
-        packet.pointee.dts = pts
-        packet.pointee.duration = duration
-        packet.pointee.flags |= AV_PKT_FLAG_KEY
-        lastDuration = duration
-        try write(EncodedPacket(track: .video, packet: packet, timeBase: Self.timeBase))
-    }
-
     private func drain(write: PacketSink) throws(CaptureError) {
         let duration = lastDuration
         try FFmpeg.drainEncoder(context, into: packet, "video", prepare: { packet in

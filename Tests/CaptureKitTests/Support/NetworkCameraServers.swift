@@ -90,9 +90,13 @@ final class RTMPCameraFeed: @unchecked Sendable {
     var rtmpURL: String { server.publishURL(stream: stream) }
     var hlsURL: String { server.hlsURL(stream: stream) }
 
-    static func start() throws -> RTMPCameraFeed { try RTMPCameraFeed() }
+    /// Whether the publisher codes B-frames (presentation order differs from decode order).
+    let reordersFrames: Bool
 
-    private init() throws {
+    static func start(reorderingFrames: Bool = false) throws -> RTMPCameraFeed { try RTMPCameraFeed(reorderingFrames: reorderingFrames) }
+
+    private init(reorderingFrames: Bool) throws {
+        reordersFrames = reorderingFrames
         server = try NginxRTMPServer.start()
         directory = try serverDirectory("rtmp-feed")
         try publish()
@@ -102,8 +106,9 @@ final class RTMPCameraFeed: @unchecked Sendable {
 
     /// Starts the publisher and waits until nginx plays the stream (its HLS playlist exists).
     func publish() throws {
+        let coding = reordersFrames ? ["-preset", "veryfast", "-bf", "2"] : ["-preset", "ultrafast", "-tune", "zerolatency"]
         publisher = try AudioDaemons.spawn("ffmpeg", ["-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=15",
-                                                      "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "15",
+                                                      "-c:v", "libx264"] + coding + ["-g", "15",
                                                       "-pix_fmt", "yuv420p", "-f", "flv", rtmpURL],
                                            environment: ProcessInfo.processInfo.environment, log: "\(directory)/ffmpeg.log")
         let playlist = "\(server.plan.directory)/hls/\(stream).m3u8"

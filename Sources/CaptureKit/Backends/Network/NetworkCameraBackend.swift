@@ -14,6 +14,8 @@ final class NetworkCameraBackend: DeviceBackend {
     let shownURL: String
     let options: NetworkCameraOptions
     private let connected = Atomic<Bool>(true)
+    /// The stream parameters of the last connection.
+    private let coded: Mutex<CodecParameters?>
 
     /// The schemes FFmpeg reads live streams from.
     static let schemes: Set<String> = ["rtsp", "rtsps", "rtmp", "rtmps", "srt", "http", "https", "udp", "rtp", "tcp"]
@@ -40,6 +42,7 @@ final class NetworkCameraBackend: DeviceBackend {
         self.options = options
         let probe = try NetworkCameraReader(address: trimmed, shownAs: shown, options: options, format: nil, interrupt: NetworkInterrupt())
         formats = [probe.format]
+        coded = Mutex(probe.codedVideo)
         var place = components
         place.user = nil
         place.password = nil
@@ -52,11 +55,15 @@ final class NetworkCameraBackend: DeviceBackend {
 
     var isConnected: Bool { connected.load(ordering: .acquiring) }
 
+    var codedVideo: CodecParameters? { coded.withLock { $0 } }
+
     func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream {
         try checkStartable(configuration.format)
         let address = address, shown = shownURL, options = options, format = configuration.format
-        let connect: NetworkCameraStream.Connect = { (interrupt) throws(CaptureError) -> NetworkCameraReader in
-            try NetworkCameraReader(address: address, shownAs: shown, options: options, format: format, interrupt: interrupt)
+        let connect: NetworkCameraStream.Connect = { [weak self] (interrupt) throws(CaptureError) -> NetworkCameraReader in
+            let reader = try NetworkCameraReader(address: address, shownAs: shown, options: options, format: format, interrupt: interrupt)
+            self?.noteParameters(of: reader)
+            return reader
         }
         let interrupt = NetworkInterrupt()
         let first = try connect(interrupt)
@@ -64,5 +71,17 @@ final class NetworkCameraBackend: DeviceBackend {
                                    connect: connect,
                                    onGone: { [weak self] in self?.connected.store(false, ordering: .releasing) },
                                    onBack: { [weak self] in self?.connected.store(true, ordering: .releasing) })
+    }
+
+    /// Keeps the parameters of a new connection. A camera that came back with other parameter
+    /// sets (a restarted encoder) is told of: a recording that stores its packets keeps the
+    /// first connection's in its header, which players use unless the stream repeats its own.
+    private func noteParameters(of reader: NetworkCameraReader) {
+        coded.withLock { current in
+            if let old = current, let new = reader.codedVideo, !old.matches(new) {
+                CaptureLog.emit(.info, "capturekit", "\(shownURL) came back with other \(new.codecName) parameter sets")
+            }
+            current = reader.codedVideo
+        }
     }
 }

@@ -13,6 +13,18 @@ final class NetworkCameraReader: @unchecked Sendable {
         var streamTime: Int64?
         /// When it was decoded, on the monotonic clock.
         var arrival: Int64
+        /// The packets read since the frame before, as the camera coded them (see
+        /// ``CompressedFrame``): what a recording stores without re-encoding.
+        var packets: [CompressedFrame]
+    }
+
+    /// A packet kept until the decoder hands out the frame it travels with.
+    private struct KeptPacket {
+        var storage: MediaStorage
+        var byteCount: Int
+        var pts: Int64?
+        var dts: Int64?
+        var isKeyFrame: Bool
     }
 
     private let decoder: FileDecoder
@@ -20,6 +32,9 @@ final class NetworkCameraReader: @unchecked Sendable {
     private let frame: UnsafeMutablePointer<AVFrame>
     private let interrupt: NetworkInterrupt
     private let stall: MediaTime
+    private let packetCodec: CompressedFrame.Codec?
+    private var kept: [KeptPacket] = []
+    private var keepFailure: CaptureError?
 
     /// Connects to `address` and opens the decoder of its main video stream; `format` is the
     /// camera's format when known (a reconnection: the stream must still match it), nil on the
@@ -34,10 +49,18 @@ final class NetworkCameraReader: @unchecked Sendable {
         guard let stream = input.bestStream(of: AVMEDIA_TYPE_VIDEO) else {
             throw CaptureError(.unsupportedFormat, "\(name) sends no video", path: name)
         }
-        let actual = try CaptureDevice.Format.decoding(stream, path: name, failure: .unsupportedFormat)
-        if let format, (format.width, format.height, format.pixelFormat) != (actual.width, actual.height, actual.pixelFormat) {
+        let actual = try CaptureDevice.Format.decoding(stream, path: name, failure: .unsupportedFormat, coded: true)
+        if let format, (format.width, format.height, format.pixelFormat, format.encoding) != (actual.width, actual.height, actual.pixelFormat, actual.encoding) {
             throw CaptureError(.unsupportedFormat, "\(name) now sends \(actual), not \(format)", path: name)
         }
+        let parameters = try stream.pointee.codecpar.map { (parameters) throws(CaptureError) in try CodecParameters(copying: parameters) }
+        switch parameters?.videoCodec {
+        case .h264: packetCodec = .h264
+        case .hevc: packetCodec = .hevc
+        case .mjpeg: packetCodec = .jpeg
+        case nil: packetCodec = nil
+        }
+        codedVideo = packetCodec == .jpeg ? nil : parameters
         decoder = try FileDecoder(input: input, type: AVMEDIA_TYPE_VIDEO, live: true)
         decoder.skipsDamagedPackets = true
         guard let frame = av_frame_alloc() else {
@@ -49,10 +72,46 @@ final class NetworkCameraReader: @unchecked Sendable {
         }
         converter = FileFrameConverter(pixelFormat: pixelFormat, width: actual.width, height: actual.height, path: name)
         self.format = actual
+        if packetCodec != nil {
+            decoder.packetObserver = { [unowned self] packet in keep(packet) }
+        }
     }
 
     /// The format of what the camera sends.
     let format: CaptureDevice.Format
+    /// The camera's H.264/HEVC stream parameters, nil for other codecs (JPEGs are whole
+    /// pictures and need none).
+    let codedVideo: CodecParameters?
+
+    /// Copies a packet the demuxer read, to go with the next frame out of the decoder.
+    private func keep(_ packet: UnsafeMutablePointer<AVPacket>) {
+        let size = Int(packet.pointee.size)
+        guard size > 0, let data = packet.pointee.data else { return }
+        do {
+            let storage = try MediaStorage.allocate(byteCount: size)
+            storage.bytes.copyMemory(from: data, byteCount: size)
+            let pts = packet.pointee.pts, dts = packet.pointee.dts
+            kept.append(KeptPacket(storage: storage, byteCount: size, pts: pts == FFmpeg.noTimestamp ? nil : pts,
+                                   dts: dts == FFmpeg.noTimestamp ? nil : dts, isKeyFrame: packet.pointee.flags & AV_PKT_FLAG_KEY != 0))
+        } catch {
+            keepFailure = error
+        }
+    }
+
+    /// The packets kept since the last frame, dated against the frame at stream time `ticks`.
+    private func takePackets(frameAt ticks: Int64?) -> [CompressedFrame] {
+        guard let codec = packetCodec else { return [] }
+        defer { kept.removeAll(keepingCapacity: true) }
+        let base = decoder.timeBase
+        func offset(_ value: Int64?) -> MediaTime {
+            guard let value, let ticks, let time = MediaStreamInfo.time(value - ticks, base) else { return .zero }
+            return time
+        }
+        return kept.map { packet in
+            CompressedFrame(codec: codec, storage: packet.storage, byteCount: packet.byteCount, isKeyFrame: packet.isKeyFrame,
+                            presentationOffset: offset(packet.pts), decodeOffset: offset(packet.dts ?? packet.pts))
+        }
+    }
 
     deinit {
         var freeing: UnsafeMutablePointer<AVFrame>? = frame
@@ -76,9 +135,14 @@ final class NetworkCameraReader: @unchecked Sendable {
         if interrupt.timedOut {
             throw CaptureError(.connectionLost, "\(decoder.input.path) stopped sending: no frame within \(stall.seconds) s", path: decoder.input.path)
         }
+        if let failure = keepFailure {
+            keepFailure = nil
+            throw failure
+        }
         guard decoded else { return nil }
         let arrival = MonotonicClock.nanoseconds()
-        let time = FileDecoder.timestamp(of: frame).flatMap { MediaStreamInfo.time($0, decoder.timeBase)?.nanoseconds }
-        return Frame(buffer: try converter.pixelBuffer(from: frame), streamTime: time, arrival: arrival)
+        let ticks = FileDecoder.timestamp(of: frame)
+        let time = ticks.flatMap { MediaStreamInfo.time($0, decoder.timeBase)?.nanoseconds }
+        return Frame(buffer: try converter.pixelBuffer(from: frame), streamTime: time, arrival: arrival, packets: takePackets(frameAt: ticks))
     }
 }

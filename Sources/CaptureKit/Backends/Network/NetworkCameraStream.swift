@@ -36,7 +36,7 @@ final class NetworkCameraStream: DeviceStream {
                             delivered = true
                             let time = timeline.time(streamTime: frame.streamTime, arrival: frame.arrival)
                             let sample = SampleBuffer(media: .video(frame.buffer), presentationTimeStamp: MediaTime(value: time, timescale: 1_000_000_000),
-                                                      duration: frameDuration, sequenceNumber: sequence)
+                                                      duration: frameDuration, sequenceNumber: sequence, compressedFrames: frame.packets)
                             sequence += 1
                             let (numbered, missed) = numbering.number(sample)
                             if missed > 0 { sink.event(.droppedFrames(count: missed)) }

@@ -119,9 +119,29 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
         set { state.withLock { $0.limits.metadata = newValue } }
     }
 
-    /// The encoding of one connection (`outputSettings(for:)`).
+    /// The encoding of one connection (`outputSettings(for:)`): by default H.264 and AAC, or,
+    /// for a network camera that sends H.264 or HEVC, its own codec, recorded as it came
+    /// (``MovieOutputSettings/passThrough``).
     public func outputSettings(for connection: CaptureConnection) -> MovieOutputSettings {
-        state.withLock { $0.settings[ObjectIdentifier(connection)] ?? MovieOutputSettings() }
+        state.withLock { $0.settings[ObjectIdentifier(connection)] } ?? Self.defaultSettings(for: connection)
+    }
+
+    /// Whether the next recording stores the video of `connection` as the camera coded it —
+    /// no decode, no encode: a network camera that sends the codec of the connection's
+    /// settings, with ``MovieOutputSettings/passThrough`` on.
+    public func passesVideoThrough(for connection: CaptureConnection) -> Bool {
+        guard connection.mediaType == .video, let device = connection.device else { return false }
+        return MovieRecording.Tracks.passThrough(device, outputSettings(for: connection)) != nil
+    }
+
+    /// H.264 and AAC, or the codec a network camera sends when it is H.264 or HEVC: its
+    /// video is then recorded as it came.
+    static func defaultSettings(for connection: CaptureConnection) -> MovieOutputSettings {
+        var settings = MovieOutputSettings()
+        if connection.mediaType == .video, let codec = connection.device?.backend.codedVideo?.videoCodec, codec != .mjpeg {
+            settings.videoCodec = codec
+        }
+        return settings
     }
 
     /// Sets the encoding of one connection for the next recording (`setOutputSettings(_:for:)`).
@@ -209,7 +229,7 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
         }
         let connections = self.connections.filter(\.isEnabled)
         let (limits, settings) = state.withLock { ($0.limits, $0.settings) }
-        let tracks = MovieRecording.Tracks(connections) { settings[ObjectIdentifier($0)] ?? MovieOutputSettings() }
+        let tracks = MovieRecording.Tracks(connections, passThrough: true) { settings[ObjectIdentifier($0)] ?? Self.defaultSettings(for: $0) }
         guard tracks.video != nil || tracks.audio != nil else {
             throw .invalidState("the movie output has no enabled video or audio connection")
         }

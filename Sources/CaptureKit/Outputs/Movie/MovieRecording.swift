@@ -24,6 +24,8 @@ final class MovieRecording: @unchecked Sendable {
         var rotation: Double
         var mirrored: Bool
         var settings: MovieOutputSettings
+        /// The camera's stream, when its packets are stored as they came instead of encoded.
+        var passThrough: CodecParameters? = nil
     }
 
     struct AudioTrack: Sendable {
@@ -83,6 +85,13 @@ final class MovieRecording: @unchecked Sendable {
     // Encoder-thread state.
     private let muxer: any MovieSink
     private var videoEncoder: VideoEncoder?
+    /// Stores what the camera coded: every frame of a pass-through track, a webcam's JPEGs in
+    /// an MJPEG one.
+    private let copier: PacketCopier
+    /// Whether the video track holds the camera's packets as they came.
+    private var copying: Bool { configuration.video?.passThrough != nil }
+    /// A pass-through track starts, and goes on after lost frames, only at a keyframe.
+    private var awaitingKeyframe = true
     private var keyframeInterval = MediaTime.zero
     /// Live recordings: what keeps the encoder close behind the camera, the speeds it may
     /// step through (index: its level), the frames inside the encoder by presentation time
@@ -128,7 +137,11 @@ final class MovieRecording: @unchecked Sendable {
         if let sink { muxer = sink } else { muxer = try MovieMuxer(path: path, container: configuration.container) }
         self.muxer = muxer
         do throws(CaptureError) {
-            if let video = configuration.video {
+            copier = try PacketCopier()
+            if let video = configuration.video, let coded = video.passThrough {
+                try muxer.addVideo(copying: coded, rotation: video.rotation, mirrored: video.mirrored)
+                videoEncoder = nil
+            } else if let video = configuration.video {
                 keyframeInterval = video.settings.keyframeInterval ?? configuration.fragmentInterval ?? MediaTime(value: 2, timescale: 1)
                 var speed = VideoEncoder.Speed.configured(video.settings, live: !configuration.holdBack)
                 speed.zeroLatency = configuration.zeroLatency
@@ -229,9 +242,14 @@ final class MovieRecording: @unchecked Sendable {
                 timeline.requestPause(at: time)
             case .resume(let time):
                 timeline.requestResume(at: time)
-                if videoEncoder == nil { report(timeline.resume(at: time)) }
+                if !hasVideo { report(timeline.resume(at: time)) }
             case .deviceLost(let video):
-                if video { videoLost = videoEncoder != nil } else { audioLost = audioEncoder != nil }
+                if video {
+                    videoLost = hasVideo
+                    awaitingKeyframe = true
+                } else {
+                    audioLost = audioEncoder != nil
+                }
                 if videoLost, let end = audioHorizon { try flushAudio(upTo: end) }
             case .stop(let time, let reason):
                 stopRequest = (time, reason)
@@ -253,13 +271,16 @@ final class MovieRecording: @unchecked Sendable {
     /// that far (or there is no audio track), the file is final and the recording finishes at
     /// once — an unpaced file would otherwise sit idle for the whole grace period.
     private var isFinal: Bool {
-        guard videoEncoder != nil, let videoEnd else { return false }
+        guard hasVideo, let videoEnd else { return false }
         guard audioEncoder != nil else { return true }
         return audioHorizon.map { $0 >= videoEnd } ?? false
     }
 
+    /// Whether the recording has a video track.
+    private var hasVideo: Bool { videoEncoder != nil || copying }
+
     private func handleVideo(_ sample: SampleBuffer) throws(CaptureError) {
-        guard videoEncoder != nil, let video = configuration.video else { return }
+        guard hasVideo, let video = configuration.video else { return }
         let pts = sample.presentationTimeStamp
         let duration = sample.duration.isNumeric ? sample.duration : video.frameDuration
         // Samples are handled in arrival order: a frame that arrives after the stop was asked
@@ -269,12 +290,24 @@ final class MovieRecording: @unchecked Sendable {
             try finish(nil)
             return
         }
+        if copying {
+            // What comes before the camera's next keyframe cannot be decoded: not in the file
+            // yet, or lost (and counted) after a gap. So is a frame without the camera's
+            // packets (it came back sending another codec).
+            guard let first = sample.compressedFrames.first, first.codec != .jpeg, first.isKeyFrame || !awaitingKeyframe else {
+                try missedVideo(at: pts, duration: duration)
+                return
+            }
+            awaitingKeyframe = false
+        }
         report(timeline.start(at: pts))
         defer { horizon = pts + duration }
         var transitions: [RecordingTimeline.Transition] = []
         let decision = timeline.admitVideo(at: pts, lastWrittenEnd: videoEnd, transitions: &transitions)
         transitions.forEach(report)
         guard case .write(let fileTime) = decision else {
+            // A paused pass-through track resumes at a keyframe.
+            awaitingKeyframe = true
             try flushAudio(upTo: pts + duration)
             return
         }
@@ -302,6 +335,11 @@ final class MovieRecording: @unchecked Sendable {
         }
         let pts90k = fileTime.convertScale(VideoEncoder.timeBase.den).value
         let duration90k = duration.convertScale(VideoEncoder.timeBase.den).value
+        if copying {
+            try copyPackets(of: sample, at: fileTime, duration: duration90k)
+            try noteWritten(pts: pts, duration: duration, fileTime: fileTime)
+            return
+        }
         // After any speed change above: the encoder that takes the frame.
         guard let encoder = videoEncoder else { return }
         if let bits = requestedBitRate.withLock({ request in defer { request = nil }; return request }) {
@@ -314,10 +352,10 @@ final class MovieRecording: @unchecked Sendable {
             if framesInEncoder.count > 300 { framesInEncoder.removeAll() }
             framesInEncoder[pts90k] = (pts, handed)
         }
-        if let jpeg = sample.compressedFrame, let source = sample.pixelBuffer,
+        if video.settings.passThrough, let jpeg = sample.compressedFrame, let source = sample.pixelBuffer,
            encoder.canPassThrough(jpeg, width: source.width, height: source.height, codec: video.settings.videoCodec) {
             // The camera's JPEG is already what an MJPEG recording stores.
-            try encoder.passThrough(jpeg, pts: pts90k, duration: duration90k, write: writeVideo)
+            try copier.copy(jpeg, pts: pts90k, dts: pts90k, duration: duration90k, write: writeVideo)
         } else {
             let target = VideoTarget(pixelFormat: encoder.pixelFormat, width: video.width, height: video.height)
             guard let frame = try sample.converted(to: target).pixelBuffer else { return }
@@ -327,6 +365,20 @@ final class MovieRecording: @unchecked Sendable {
             pendingStep = nil
             try changeSpeed(step)
         }
+        try noteWritten(pts: pts, duration: duration, fileTime: fileTime)
+    }
+
+    /// Writes the packets the camera coded a frame in, the frame presented at `fileTime`.
+    private func copyPackets(of sample: SampleBuffer, at fileTime: MediaTime, duration: Int64) throws(CaptureError) {
+        let scale = VideoEncoder.timeBase.den
+        for packet in sample.compressedFrames {
+            try copier.copy(packet, pts: (fileTime + packet.presentationOffset).convertScale(scale).value,
+                            dts: (fileTime + packet.decodeOffset).convertScale(scale).value, duration: duration, write: muxer.write)
+        }
+    }
+
+    /// Books a frame written: the track's end, the counters, the audio up to it and the limits.
+    private func noteWritten(pts: MediaTime, duration: MediaTime, fileTime: MediaTime) throws(CaptureError) {
         videoEnd = pts + duration
         progress.withLock {
             $0.videoFrames += 1
@@ -343,7 +395,9 @@ final class MovieRecording: @unchecked Sendable {
     /// held it (after time zero, outside a pause). So the frames in the file and those counted
     /// are exactly the frames the camera produced inside the recording, whatever was lost.
     private func missedVideo(at pts: MediaTime, duration: MediaTime) throws(CaptureError) {
-        guard videoEncoder != nil, timeline.origin != nil else { return }
+        guard hasVideo, timeline.origin != nil else { return }
+        // A pass-through track cannot decode past a lost packet: it goes on at a keyframe.
+        if copying { awaitingKeyframe = true }
         if stopRequest != nil {
             try finish(nil)
             return
@@ -410,7 +464,7 @@ final class MovieRecording: @unchecked Sendable {
 
     private func handleAudio(_ sample: SampleBuffer) throws(CaptureError) {
         guard audioEncoder != nil else { return }
-        if videoEncoder == nil {
+        if !hasVideo {
             if stopRequest != nil {
                 try finish(nil)
                 return

@@ -21,6 +21,8 @@ protocol MovieSink: AnyObject {
     var timeBases: [AVRational] { get }
     /// Adds the video track from an open encoder.
     func addVideo(_ encoder: VideoEncoder, rotation: Double, mirrored: Bool) throws(CaptureError)
+    /// Adds a video track for packets stored as the camera coded them (pass-through).
+    func addVideo(copying parameters: CodecParameters, rotation: Double, mirrored: Bool) throws(CaptureError)
     /// Adds the audio track from an open encoder.
     func addAudio(_ encoder: AudioEncoder) throws(CaptureError)
     /// Starts writing, once the tracks are added.
@@ -36,3 +38,11 @@ protocol MovieSink: AnyObject {
 }
 
 extension MovieMuxer: MovieSink {}
+
+extension MovieSink {
+    /// Streams and pre-roll clips re-encode: they cut and restart where the camera's own
+    /// keyframes need not fall.
+    func addVideo(copying parameters: CodecParameters, rotation: Double, mirrored: Bool) throws(CaptureError) {
+        throw CaptureError(.notSupported, "this output does not store a camera's \(parameters.codecName) as it came")
+    }
+}

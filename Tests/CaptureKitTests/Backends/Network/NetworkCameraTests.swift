@@ -96,6 +96,8 @@ extension RealTimeCaptureTests {
             defer { try? session.stopRunning() }
             try movie.startRecording(to: url)
             #expect(await recorder.samples.wait(forCount: 10, timeout: .seconds(30)))
+            // Recorded as sent, the file starts at the camera's next keyframe (one a second).
+            #expect(await pollUntil { movie.recordedVideoFrameCount >= 5 })
             feed.killPublisher()
             #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID)), timeout: .seconds(20)),
                     "\(events.events.items)")
@@ -104,6 +106,9 @@ extension RealTimeCaptureTests {
             #expect(await events.wait(for: .interruptionEnded, timeout: .seconds(30)), "\(events.events.items)")
             let count = recorder.samples.count
             #expect(await recorder.samples.wait(forCount: count + 10, timeout: .seconds(30)))
+            // nginx relays from mid-picture-group: the file goes on at the next keyframe.
+            let written = movie.recordedVideoFrameCount
+            #expect(await pollUntil { movie.recordedVideoFrameCount >= written + 5 })
             let recorded = await movie.finishRecording()
             try await session.stop()
             let after = try #require(recorder.samples.items.first { $0.sequenceNumber > lastBefore.sequenceNumber })

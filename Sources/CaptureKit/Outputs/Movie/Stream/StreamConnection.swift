@@ -136,21 +136,3 @@ struct StreamTrack: Sendable {
     var parameters: CodecParameters
     var timeBase: AVRational
 }
-
-/// A copy of an encoder's `AVCodecParameters`, shared by every connection of a stream output.
-final class CodecParameters: @unchecked Sendable {
-    // Unchecked Sendable: written once in init, only read afterwards.
-    let pointer: UnsafeMutablePointer<AVCodecParameters>
-
-    /// Copies `codec`'s parameters. Wraps `avcodec_parameters_from_context`.
-    init(_ codec: UnsafeMutablePointer<AVCodecContext>) throws(CaptureError) {
-        guard let pointer = avcodec_parameters_alloc() else { throw CaptureError(.outOfMemory, "cannot allocate codec parameters") }
-        self.pointer = pointer
-        _ = try FFmpeg.check(avcodec_parameters_from_context(pointer, codec), "avcodec_parameters_from_context")
-    }
-
-    deinit {
-        var pointer: UnsafeMutablePointer<AVCodecParameters>? = self.pointer
-        avcodec_parameters_free(&pointer)
-    }
-}
