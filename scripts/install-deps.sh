@@ -29,6 +29,7 @@ packages=(
   gcc make libc6-dev libelf1 libssl3 xz-utils       #   building v4l2loopback and its producer (scripts/vm/setup.sh)
   nginx libnginx-mod-rtmp srt-tools iproute2        # stream tests: nginx-rtmp, srt-live-transmit, tc/ip for a slow link
   python3-gst-1.0 gir1.2-gst-rtsp-server-1.0        # network camera tests: GStreamer's RTSP server
+  faketime                                          #   and its clock set off from this machine's (libfaketime)
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad   # its test pattern, RTP and H.264 (openh264enc)
   "$@"
 )

@@ -58,7 +58,7 @@ final class StreamCompletion: CaptureSessionDelegate, CaptureStreamOutputDelegat
             case .reconnecting, .dropped:
                 state.outcome.incidents.append(event.description)
                 return false
-            case .connecting, .connected, .bitRateChanged:
+            case .connecting, .connected, .bitRateChanged, .recordingStarted:
                 return false
             }
             return state.pendingDestinations == 0 && !state.pendingRecording

@@ -116,11 +116,14 @@ struct StreamConfiguration: Sendable, Equatable {
     var stallTimeout: Duration? = nil
 }
 
-/// Where a stream sends what it captures. Both closures run on the device's thread and must
+/// Where a stream sends what it captures. The closures run on the device's thread and must
 /// return quickly.
 struct StreamSink: Sendable {
     var deliver: @Sendable (SampleBuffer) -> Void
     var event: @Sendable (DeviceStreamEvent) -> Void
+    /// Whether anything will look at the next frame's pixels: a device that can hand out its
+    /// coded frames undecoded (`SampleBuffer.pixelsAreStandIn`) asks before each frame.
+    var wantsPixels: @Sendable () -> Bool = { true }
 }
 
 /// Things a running stream reports besides samples.

@@ -31,6 +31,14 @@ extension CaptureDevice {
         CaptureDevice(backend: try NetworkCameraBackend(url: url, options: options))
     }
 
+    /// How far a network camera's clock is ahead of this machine's (negative: behind), as the
+    /// camera's RTCP sender reports (NTP time) tell while it streams, less the fastest frame's
+    /// trip here: what to add to this machine's time to get the camera's. Nil for other devices,
+    /// before the camera streams, and for cameras that send no sender reports (anything but
+    /// RTSP and RTP). Frames are dated on this machine's clock whatever it says; a camera whose
+    /// clock is off is still dated right, and this says by how much it is off.
+    public var cameraClockOffset: Duration? { (backend as? NetworkCameraBackend)?.cameraClockLead }
+
     /// Whether `name` looks like the URL of a network camera (`scheme://…` with a scheme
     /// ``networkCamera(url:options:)`` reads).
     static func isNetworkCameraURL(_ name: String) -> Bool {

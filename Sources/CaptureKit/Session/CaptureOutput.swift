@@ -60,6 +60,11 @@ open class CaptureOutput: @unchecked Sendable, Hashable {
     /// The device skipped samples before the next one. Runs on the device's thread.
     func deviceDidDrop(count: Int, from connection: CaptureConnection) { receiver?.deviceDidDrop(count: count, from: connection) }
 
+    /// Whether the output will look at the pixels of the next frame `connection` brings: a
+    /// network camera decodes nothing while no output does. Asked on the device's thread before
+    /// every frame, so it must be cheap; true unless an output knows better.
+    func wantsPixels(from connection: CaptureConnection) -> Bool { true }
+
     /// The session stopped running. Runs on the session's control queue.
     func sessionDidStopRunning() {}
 

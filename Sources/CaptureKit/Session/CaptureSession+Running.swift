@@ -111,7 +111,7 @@ extension CaptureSession {
             guard let self else { return }
             if case .reconnected = event, !resumesWhenDevicesReturn { held.hold() }
             control.async { [weak self] in self?.handle(event, from: device, generation: generation) }
-        })
+        }, wantsPixels: { route.wantsPixels })
         let stream: any DeviceStream
         do {
             stream = try device.backend.startStream(configuration, sink: sink)

@@ -17,10 +17,21 @@ final class DeviceRoute: Sendable {
         links.withLock { $0 = resolved }
     }
 
+    /// Whether an output will look at the next video frame's pixels (see
+    /// ``CaptureOutput/wantsPixels(from:)``).
+    var wantsPixels: Bool {
+        links.withLock { $0 }.contains { $0.connection.mediaType == .video && $0.connection.isEnabled && $0.output.wantsPixels(from: $0.connection) }
+    }
+
     func deliver(_ sample: SampleBuffer) {
         let links = links.withLock { $0 }
         let mediaType = sample.mediaType
-        let receiving = links.lazy.filter { $0.connection.mediaType == mediaType && $0.connection.isEnabled }
+        // A frame left undecoded goes only to outputs that want no pixels: one that came to
+        // want them since the device asked waits for the next frame, which is decoded.
+        let standIn = sample.pixelsAreStandIn
+        let receiving = links.lazy.filter {
+            $0.connection.mediaType == mediaType && $0.connection.isEnabled && !(standIn && $0.output.wantsPixels(from: $0.connection))
+        }
         if let audio = sample.audioBuffer {
             AudioLevelMeter.measure(audio, at: sample.presentationTimeStamp, into: receiving.map(\.connection.levelMeter))
         }

@@ -36,6 +36,9 @@ public final class SampleBuffer: Sendable {
     /// or the H.264/HEVC packets read since the frame before, in decode order (one, unless the
     /// stream reorders frames).
     package let compressedFrames: [CompressedFrame]
+    /// Whether the picture is a blank stand-in: the device left the frame undecoded because
+    /// no output wanted its pixels, only ``compressedFrames``.
+    package let pixelsAreStandIn: Bool
 
     /// The first of ``compressedFrames``: the JPEG of an MJPEG frame.
     package var compressedFrame: CompressedFrame? { compressedFrames.first }
@@ -55,19 +58,21 @@ public final class SampleBuffer: Sendable {
     }
 
     /// A decoded frame that keeps the packets the device coded it in.
-    package init(media: Media, presentationTimeStamp: MediaTime, duration: MediaTime, sequenceNumber: UInt64, compressedFrames: [CompressedFrame]) {
+    package init(media: Media, presentationTimeStamp: MediaTime, duration: MediaTime, sequenceNumber: UInt64, compressedFrames: [CompressedFrame],
+                 pixelsAreStandIn: Bool = false) {
         self.media = media
         self.presentationTimeStamp = presentationTimeStamp
         self.duration = duration
         self.sequenceNumber = sequenceNumber
         self.compressedFrames = compressedFrames
+        self.pixelsAreStandIn = pixelsAreStandIn
     }
 
     /// The same sample under another sequence number (a stream that numbers on across a
     /// device's return).
     package func renumbered(_ sequenceNumber: UInt64) -> SampleBuffer {
         SampleBuffer(media: media, presentationTimeStamp: presentationTimeStamp, duration: duration,
-                     sequenceNumber: sequenceNumber, compressedFrames: compressedFrames)
+                     sequenceNumber: sequenceNumber, compressedFrames: compressedFrames, pixelsAreStandIn: pixelsAreStandIn)
     }
 
     /// The video frame, or nil for audio (`CMSampleBufferGetImageBuffer`).

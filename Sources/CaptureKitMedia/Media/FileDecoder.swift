@@ -110,32 +110,81 @@ package final class FileDecoder: @unchecked Sendable {
 
     /// Sends the decoder the next packet of its stream, or the end-of-stream flush.
     private func feed() throws(CaptureError) {
+        if try read() {
+            defer { av_packet_unref(packet) }
+            try send(packet)
+        } else {
+            draining = true
+            try send(nil)
+        }
+    }
+
+    /// Reads the next packet of the stream into `packet` (the caller unreferences it) and shows
+    /// it to ``packetObserver``: wraps `av_read_frame`. Returns false at the end of the stream.
+    private func read() throws(CaptureError) -> Bool {
         while true {
             let read = av_read_frame(input.context, packet)
             if read == FFmpeg.eof {
                 if let io = input.context.pointee.pb, io.pointee.error < 0 {
                     throw corrupt(io.pointee.error, "av_read_frame", "cannot read the file")
                 }
-                draining = true
-                try send(nil)
-                return
+                return false
             }
             guard read >= 0 else { throw corrupt(read, "av_read_frame", "cannot read the file") }
-            defer { av_packet_unref(packet) }
-            guard packet.pointee.stream_index == stream.pointee.index else { continue }
+            guard packet.pointee.stream_index == stream.pointee.index else {
+                av_packet_unref(packet)
+                continue
+            }
             // The demuxer's own verdict (a packet cut short by the end of the file, say): what
             // `ffmpeg -xerror` stops on. Decoding it would show garbage, so a file fails.
             if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 {
+                let at = describe(packet.pointee.pts)
+                av_packet_unref(packet)
                 guard skipsDamagedPackets else {
-                    throw CaptureError(.corruptFile, "the file is damaged: a \(kind) packet at \(describe(packet.pointee.pts)) is corrupt",
+                    throw CaptureError(.corruptFile, "the file is damaged: a \(kind) packet at \(at) is corrupt",
                                        operation: "av_read_frame", path: input.path)
                 }
                 continue
             }
             packetObserver?(packet)
-            try send(packet)
-            return
+            return true
         }
+    }
+
+    /// Reads the next packet of the stream and shows it to ``packetObserver`` without decoding
+    /// it: what a network camera does while no output wants its pixels. The decoder is out of
+    /// step afterwards until ``catchUp(on:)``. Returns false at the end of the stream.
+    package func skipPacket() throws(CaptureError) -> Bool {
+        guard try read() else { return false }
+        av_packet_unref(packet)
+        return true
+    }
+
+    /// Brings a decoder that skipped packets back in step: forgets what it held
+    /// (`avcodec_flush_buffers`) and decodes `packets`, the stream since its last keyframe in
+    /// decode order, discarding their frames (they went out undecoded). The next ``decode(into:)``
+    /// then decodes the packet after them. Returns how many frames it decoded.
+    package func catchUp(on packets: [CompressedFrame], using frame: UnsafeMutablePointer<AVFrame>) -> Int {
+        var decoded = 0
+        avcodec_flush_buffers(codec)
+        let sending = UnsafeMutablePointer<AVPacket>.allocate(capacity: 1)
+        defer { sending.deallocate() }
+        for coded in packets {
+            // Not reference counted: libavcodec copies the bytes (with the padding it needs).
+            sending.initialize(to: AVPacket())
+            sending.pointee.data = coded.storage.bytes.assumingMemoryBound(to: UInt8.self)
+            sending.pointee.size = Int32(clamping: coded.byteCount)
+            sending.pointee.pts = FFmpeg.noTimestamp
+            sending.pointee.dts = FFmpeg.noTimestamp
+            if coded.isKeyFrame { sending.pointee.flags = AV_PKT_FLAG_KEY }
+            // A packet the decoder refuses is skipped, as while decoding live.
+            guard avcodec_send_packet(codec, sending) >= 0 else { continue }
+            while avcodec_receive_frame(codec, frame) >= 0 {
+                av_frame_unref(frame)
+                decoded += 1
+            }
+        }
+        return decoded
     }
 
     private func send(_ packet: UnsafeMutablePointer<AVPacket>?) throws(CaptureError) {

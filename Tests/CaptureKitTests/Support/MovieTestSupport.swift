@@ -92,6 +92,17 @@ struct ProbedMovie {
                                                     "-of", "csv=p=0", path])
         return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { Double($0) }.sorted()
     }
+
+    /// Each video packet's MD5 (`ffprobe -show_data_hash`) and key flag, in decode order.
+    static func videoPacketHashes(_ url: URL) throws -> [(hash: String, key: Bool)] {
+        let data = try FileFixtures.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags,data_hash",
+                                                    "-show_data_hash", "md5", "-of", "csv=p=0", url.path])
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ",").map(String.init)
+            guard let hash = fields.first(where: { $0.contains(":") }), let flags = fields.first(where: { !$0.contains(":") }) else { return nil }
+            return (hash, flags.hasPrefix("K"))
+        }
+    }
 }
 
 enum MovieFiles {

@@ -22,11 +22,14 @@ final class RTSPCameraServer: @unchecked Sendable {
         return "rtsp://\(credentials.user):\(password ?? credentials.password)@127.0.0.1:\(port)/cam"
     }
 
-    static func start(user: String? = nil, password: String? = nil) throws -> RTSPCameraServer {
-        try RTSPCameraServer(credentials: user.map { ($0, password ?? "") })
+    /// A server asking for `user` and `password` when given a user, whose wall clock (what its
+    /// RTCP sender reports say in NTP time) is `clockAhead` seconds ahead of this machine's:
+    /// libfaketime (the `faketime` package) moves the clock it reads, not its monotonic one.
+    static func start(user: String? = nil, password: String? = nil, clockAhead: Int = 0) throws -> RTSPCameraServer {
+        try RTSPCameraServer(credentials: user.map { ($0, password ?? "") }, clockAhead: clockAhead)
     }
 
-    private init(credentials: (user: String, password: String)?) throws {
+    private init(credentials: (user: String, password: String)?, clockAhead: Int) throws {
         self.credentials = credentials
         let directory = try serverDirectory("rtsp-camera")
         port = try freeTCPPort()
@@ -36,7 +39,13 @@ final class RTSPCameraServer: @unchecked Sendable {
         let arguments = [script, String(port)] + (credentials.map { [$0.user, $0.password] } ?? [])
         let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         defer { close(fd) }
-        process = try ChildProcess(path: "/usr/bin/python3", arguments: arguments, environment: ProcessInfo.processInfo.environment,
+        var environment = ProcessInfo.processInfo.environment
+        if clockAhead != 0 {
+            environment["LD_PRELOAD"] = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+            environment["FAKETIME"] = clockAhead > 0 ? "+\(clockAhead)s" : "\(clockAhead)s"
+            environment["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
+        }
+        process = try ChildProcess(path: "/usr/bin/python3", arguments: arguments, environment: environment,
                                    stdin: nil, stdout: fd, stderr: fd)
         try waitForServer("GStreamer's RTSP server", log: log) { tcpPortIsListening(port) }
     }
@@ -139,9 +148,10 @@ final class SRTCameraFeed: @unchecked Sendable {
 
     var url: String { "srt://127.0.0.1:\(port)?mode=caller" }
 
-    static func start() throws -> SRTCameraFeed { try SRTCameraFeed() }
+    /// A live libx264 test pattern, or `file` (an MPEG-TS) sent as it is, looped at its own pace.
+    static func start(sending file: URL? = nil) throws -> SRTCameraFeed { try SRTCameraFeed(sending: file) }
 
-    private init() throws {
+    private init(sending file: URL?) throws {
         let directory = try serverDirectory("srt-camera")
         port = try freeUDPPort()
         let udp = try freeUDPPort()
@@ -150,9 +160,10 @@ final class SRTCameraFeed: @unchecked Sendable {
                                        environment: environment, log: "\(directory)/relay.log")
         let port = port
         try waitForServer("srt-live-transmit", log: "\(directory)/relay.log") { udpPortIsBound(port) }
-        sender = try AudioDaemons.spawn("ffmpeg", ["-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=15",
-                                                   "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "15",
-                                                   "-pix_fmt", "yuv420p", "-f", "mpegts", "udp://127.0.0.1:\(udp)?pkt_size=1316"],
+        let source = file.map { ["-stream_loop", "-1", "-i", $0.path, "-c", "copy"] }
+            ?? ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=15", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
+                "-g", "15", "-pix_fmt", "yuv420p"]
+        sender = try AudioDaemons.spawn("ffmpeg", ["-nostdin", "-v", "error", "-re"] + source + ["-f", "mpegts", "udp://127.0.0.1:\(udp)?pkt_size=1316"],
                                         environment: environment, log: "\(directory)/ffmpeg.log")
     }
 

@@ -16,6 +16,12 @@ final class NetworkCameraBackend: DeviceBackend {
     private let connected = Atomic<Bool>(true)
     /// The stream parameters of the last connection.
     private let coded: Mutex<CodecParameters?>
+    /// Arrival (monotonic) minus camera time of the stream's camera clock (``LiveTimeline``),
+    /// nil until a camera has said what its clock reads.
+    private let clockOffset = Mutex<Int64?>(nil)
+    /// Frames decoded since the device was made (not those of the probe): stays put while no
+    /// output wants pixels.
+    let decodedFrames = Atomic<Int>(0)
 
     /// The schemes FFmpeg reads live streams from.
     static let schemes: Set<String> = ["rtsp", "rtsps", "rtmp", "rtmps", "srt", "http", "https", "udp", "rtp", "tcp"]
@@ -61,7 +67,8 @@ final class NetworkCameraBackend: DeviceBackend {
         try checkStartable(configuration.format)
         let address = address, shown = shownURL, options = options, format = configuration.format
         let connect: NetworkCameraStream.Connect = { [weak self] (interrupt) throws(CaptureError) -> NetworkCameraReader in
-            let reader = try NetworkCameraReader(address: address, shownAs: shown, options: options, format: format, interrupt: interrupt)
+            let reader = try NetworkCameraReader(address: address, shownAs: shown, options: options, format: format, interrupt: interrupt,
+                                                 countDecoded: { [weak self] count in self?.decodedFrames.add(count, ordering: .relaxed) })
             self?.noteParameters(of: reader)
             return reader
         }
@@ -70,7 +77,15 @@ final class NetworkCameraBackend: DeviceBackend {
         return NetworkCameraStream(first: first, interrupt: interrupt, frameDuration: format.minFrameDuration, options: options, sink: sink,
                                    connect: connect,
                                    onGone: { [weak self] in self?.connected.store(false, ordering: .releasing) },
-                                   onBack: { [weak self] in self?.connected.store(true, ordering: .releasing) })
+                                   onBack: { [weak self] in self?.connected.store(true, ordering: .releasing) },
+                                   onClock: { [weak self] offset in self?.clockOffset.withLock { $0 = offset } })
+    }
+
+    /// How far the camera's clock is ahead of this machine's wall clock, as its RTCP sender
+    /// reports tell (less the fastest frame's trip here); nil before any.
+    var cameraClockLead: Duration? {
+        guard let offset = clockOffset.withLock({ $0 }) else { return nil }
+        return .nanoseconds(-(offset + SessionWallClock.current().unixNanosecondsAtSessionZero))
     }
 
     /// Keeps the parameters of a new connection. A camera that came back with other parameter

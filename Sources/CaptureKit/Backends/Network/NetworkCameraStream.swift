@@ -1,5 +1,6 @@
 /// A running network camera: one thread reads and decodes frames as they arrive and hands each
-/// to the sink at once, dated by ``LiveTimeline``. When the connection breaks, the server ends
+/// to the sink at once, dated by ``LiveTimeline``; while the sink wants no pixels (a recording
+/// that stores the camera's packets, nothing else), it reads packets without decoding them. When the connection breaks, the server ends
 /// the stream or no frame comes within the stall timeout, it reports `.disconnected` and
 /// connects again with capped backoff (``NetworkCameraOptions/reconnectDelay`` doubling up to
 /// ``NetworkCameraOptions/maximumReconnectDelay``); the camera counts as back with its first
@@ -13,12 +14,14 @@ final class NetworkCameraStream: DeviceStream {
     private let worker: WorkerThread
 
     init(first: NetworkCameraReader, interrupt: NetworkInterrupt, frameDuration: MediaTime, options: NetworkCameraOptions,
-         sink: StreamSink, connect: @escaping Connect, onGone: @escaping @Sendable () -> Void, onBack: @escaping @Sendable () -> Void) {
+         sink: StreamSink, connect: @escaping Connect, onGone: @escaping @Sendable () -> Void, onBack: @escaping @Sendable () -> Void,
+         onClock: @escaping @Sendable (_ cameraClockOffset: Int64?) -> Void) {
         let box = ThreadHandOff(first)
         worker = WorkerThread(name: "CaptureKit.network", wake: { interrupt.stop() }) { thread in
             var reader: NetworkCameraReader? = box.take()
             var numbering = FrameRenumbering(frameDuration: frameDuration.nanoseconds ?? 0)
             var timeline = LiveTimeline()
+            var clockOffset: Int64?
             var sequence: UInt64 = 0
             var returning = false
             var refused = false
@@ -27,16 +30,21 @@ final class NetworkCameraStream: DeviceStream {
                 if let current = reader.take() {
                     var delivered = false
                     do throws(CaptureError) {
-                        while !thread.isStopping, let frame = try current.next() {
+                        while !thread.isStopping, let frame = try current.next(wantsPixels: sink.wantsPixels()) {
                             if returning, !delivered {
                                 onBack()
                                 sink.event(.reconnected)
                                 returning = false
                             }
                             delivered = true
-                            let time = timeline.time(streamTime: frame.streamTime, arrival: frame.arrival)
+                            let time = timeline.time(streamTime: frame.streamTime, cameraTime: frame.cameraTime, arrival: frame.arrival)
+                            if timeline.cameraClockOffset != clockOffset {
+                                clockOffset = timeline.cameraClockOffset
+                                onClock(clockOffset)
+                            }
                             let sample = SampleBuffer(media: .video(frame.buffer), presentationTimeStamp: MediaTime(value: time, timescale: 1_000_000_000),
-                                                      duration: frameDuration, sequenceNumber: sequence, compressedFrames: frame.packets)
+                                                      duration: frameDuration, sequenceNumber: sequence, compressedFrames: frame.packets,
+                                                      pixelsAreStandIn: frame.undecoded)
                             sequence += 1
                             let (numbered, missed) = numbering.number(sample)
                             if missed > 0 { sink.event(.droppedFrames(count: missed)) }

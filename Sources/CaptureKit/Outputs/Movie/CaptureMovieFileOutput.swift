@@ -305,6 +305,12 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
         state.withLock { $0.recording }?.offer(sample)
     }
 
+    /// Only a recording that encodes its video looks at pixels: one that stores the camera's
+    /// packets does not, nor does an output that is not recording.
+    override func wantsPixels(from connection: CaptureConnection) -> Bool {
+        state.withLock { $0.recording }.map { !$0.copiesVideo } ?? false
+    }
+
     override func deviceDidDrop(count: Int, from connection: CaptureConnection) {
         // Frames the device itself skipped are missing from the movie too: counted, not hidden
         // (by the recording, in their place, so only those inside the recording count).

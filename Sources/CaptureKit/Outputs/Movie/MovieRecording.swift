@@ -88,8 +88,8 @@ final class MovieRecording: @unchecked Sendable {
     /// Stores what the camera coded: every frame of a pass-through track, a webcam's JPEGs in
     /// an MJPEG one.
     private let copier: PacketCopier
-    /// Whether the video track holds the camera's packets as they came.
-    private var copying: Bool { configuration.video?.passThrough != nil }
+    /// Whether the video track holds the camera's packets as they came (it looks at no pixels).
+    var copiesVideo: Bool { configuration.video?.passThrough != nil }
     /// A pass-through track starts, and goes on after lost frames, only at a keyframe.
     private var awaitingKeyframe = true
     private var keyframeInterval = MediaTime.zero
@@ -277,7 +277,7 @@ final class MovieRecording: @unchecked Sendable {
     }
 
     /// Whether the recording has a video track.
-    private var hasVideo: Bool { videoEncoder != nil || copying }
+    private var hasVideo: Bool { videoEncoder != nil || copiesVideo }
 
     private func handleVideo(_ sample: SampleBuffer) throws(CaptureError) {
         guard hasVideo, let video = configuration.video else { return }
@@ -290,7 +290,7 @@ final class MovieRecording: @unchecked Sendable {
             try finish(nil)
             return
         }
-        if copying {
+        if copiesVideo {
             // What comes before the camera's next keyframe cannot be decoded: not in the file
             // yet, or lost (and counted) after a gap. So is a frame without the camera's
             // packets (it came back sending another codec).
@@ -335,7 +335,7 @@ final class MovieRecording: @unchecked Sendable {
         }
         let pts90k = fileTime.convertScale(VideoEncoder.timeBase.den).value
         let duration90k = duration.convertScale(VideoEncoder.timeBase.den).value
-        if copying {
+        if copiesVideo {
             try copyPackets(of: sample, at: fileTime, duration: duration90k)
             try noteWritten(pts: pts, duration: duration, fileTime: fileTime)
             return
@@ -397,7 +397,7 @@ final class MovieRecording: @unchecked Sendable {
     private func missedVideo(at pts: MediaTime, duration: MediaTime) throws(CaptureError) {
         guard hasVideo, timeline.origin != nil else { return }
         // A pass-through track cannot decode past a lost packet: it goes on at a keyframe.
-        if copying { awaitingKeyframe = true }
+        if copiesVideo { awaitingKeyframe = true }
         if stopRequest != nil {
             try finish(nil)
             return

@@ -131,6 +131,9 @@ public final class CaptureStillImageOutput: CaptureOutput, @unchecked Sendable {
 
     override var acceptedMediaTypes: Set<MediaType> { [.video] }
 
+    /// Pixels are looked at only while a capture waits for its frame.
+    override func wantsPixels(from connection: CaptureConnection) -> Bool { engine.isArmed }
+
     override func receive(_ sample: SampleBuffer, from connection: CaptureConnection) {
         engine.receive(sample)
     }

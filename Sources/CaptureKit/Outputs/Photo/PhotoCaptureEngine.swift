@@ -176,6 +176,9 @@ final class PhotoCaptureEngine: @unchecked Sendable {
         armedCount.store(armed.count, ordering: .releasing)
     }
 
+    /// Whether a request waits for a frame: the only time the engine looks at pixels.
+    var isArmed: Bool { armedCount.load(ordering: .acquiring) > 0 }
+
     /// Gives `sample` to every armed request it suits. Runs on the device thread.
     func receive(_ sample: SampleBuffer) {
         guard armedCount.load(ordering: .acquiring) > 0, let frame = sample.pixelBuffer else { return }

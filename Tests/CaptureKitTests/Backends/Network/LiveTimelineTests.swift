@@ -10,28 +10,51 @@ struct LiveTimelineTests {
     @Test func jitterKeepsTheStreamsSpacingAndNothingIsDatedAfterItArrived() {
         var timeline = LiveTimeline()
         let anchor: Int64 = 10_000 * ms
-        #expect(timeline.time(streamTime: 0, arrival: anchor) == anchor)
-        #expect(timeline.time(streamTime: 66 * ms, arrival: anchor + 90 * ms) == anchor + 66 * ms)
-        #expect(timeline.time(streamTime: 133 * ms, arrival: anchor + 140 * ms) == anchor + 133 * ms)
+        #expect(timeline.time(streamTime: 0, cameraTime: nil, arrival: anchor) == anchor)
+        #expect(timeline.time(streamTime: 66 * ms, cameraTime: nil, arrival: anchor + 90 * ms) == anchor + 66 * ms)
+        #expect(timeline.time(streamTime: 133 * ms, cameraTime: nil, arrival: anchor + 140 * ms) == anchor + 133 * ms)
         // Arrived 20 ms sooner than the anchor implies: dated by its arrival from now on.
-        #expect(timeline.time(streamTime: 200 * ms, arrival: anchor + 180 * ms) == anchor + 180 * ms)
-        #expect(timeline.time(streamTime: 266 * ms, arrival: anchor + 260 * ms) == anchor + 246 * ms)
+        #expect(timeline.time(streamTime: 200 * ms, cameraTime: nil, arrival: anchor + 180 * ms) == anchor + 180 * ms)
+        #expect(timeline.time(streamTime: 266 * ms, cameraTime: nil, arrival: anchor + 260 * ms) == anchor + 246 * ms)
     }
 
     /// A frame more than a second late against its stream time (a stall, a clock jump) starts
     /// a new anchor; times never go backwards, even for a stream clock that does.
     @Test func jumpsStartANewAnchorAndTimesNeverGoBackwards() {
         var timeline = LiveTimeline()
-        #expect(timeline.time(streamTime: 0, arrival: 1_000 * ms) == 1_000 * ms)
-        #expect(timeline.time(streamTime: 66 * ms, arrival: 3_500 * ms) == 3_500 * ms)
+        #expect(timeline.time(streamTime: 0, cameraTime: nil, arrival: 1_000 * ms) == 1_000 * ms)
+        #expect(timeline.time(streamTime: 66 * ms, cameraTime: nil, arrival: 3_500 * ms) == 3_500 * ms)
         // On the new anchor it would be dated 3.567 s, after it arrived: the anchor moves.
-        #expect(timeline.time(streamTime: 133 * ms, arrival: 3_560 * ms) == 3_560 * ms)
+        #expect(timeline.time(streamTime: 133 * ms, cameraTime: nil, arrival: 3_560 * ms) == 3_560 * ms)
         // The stream's clock steps back: the new anchor dates it by arrival, after the last.
-        let last = timeline.time(streamTime: 200 * ms, arrival: 3_640 * ms)
-        let rewound = timeline.time(streamTime: 0, arrival: 3_641 * ms)
+        let last = timeline.time(streamTime: 200 * ms, cameraTime: nil, arrival: 3_640 * ms)
+        let rewound = timeline.time(streamTime: 0, cameraTime: nil, arrival: 3_641 * ms)
         #expect(last == 3_627 * ms)
         #expect(rewound == 3_641 * ms)
         // Unstamped frames are dated by their arrival, still after the last.
-        #expect(timeline.time(streamTime: nil, arrival: 3_600 * ms) == rewound + 1)
+        #expect(timeline.time(streamTime: nil, cameraTime: nil, arrival: 3_600 * ms) == rewound + 1)
+    }
+
+    /// The camera's wall clock (RTCP's NTP time), however far from this machine's, dates
+    /// frames by its own spacing, is preferred to the stream's timestamps once known, and goes
+    /// on across a reconnection, where the stream's clock starts again: the frames after it are
+    /// dated by how long the camera says it was away, not by when they happened to arrive.
+    @Test func theCamerasClockOutlivesAReconnection() {
+        var timeline = LiveTimeline()
+        let ahead: Int64 = 3_600_000 * ms   // the camera's clock an hour ahead of this one
+        #expect(timeline.time(streamTime: 0, cameraTime: nil, arrival: 1_000 * ms) == 1_000 * ms)
+        #expect(timeline.cameraClockOffset == nil)
+        // Its first sender report: the camera's clock anchors anew, at the frame's arrival.
+        #expect(timeline.time(streamTime: 66 * ms, cameraTime: ahead + 1_066 * ms, arrival: 1_070 * ms) == 1_070 * ms)
+        #expect(timeline.cameraClockOffset == 4 * ms - ahead)
+        #expect(timeline.time(streamTime: 133 * ms, cameraTime: ahead + 1_133 * ms, arrival: 1_160 * ms) == 1_137 * ms)
+        // Away 5 s; the new connection's stream clock starts at 0 and means nothing yet, the
+        // camera's clock still dates its frames, 50 ms late in arriving or not.
+        timeline.restart()
+        #expect(timeline.time(streamTime: 0, cameraTime: ahead + 6_133 * ms, arrival: 6_187 * ms) == 6_137 * ms)
+        // Frames of the new connection before its first sender report anchor its stream clock.
+        timeline.restart()
+        #expect(timeline.time(streamTime: 0, cameraTime: nil, arrival: 9_000 * ms) == 9_000 * ms)
+        #expect(timeline.time(streamTime: 66 * ms, cameraTime: nil, arrival: 9_100 * ms) == 9_066 * ms)
     }
 }

@@ -8,20 +8,15 @@ extension RealTimeCaptureTests {
     /// wrote) stores from the same stream — the file plays, and settings can still ask for an
     /// encode.
     @Suite(.serialized) struct PassThroughRecordingTests {
-        /// Each packet's MD5 and key flag in the file's video track, in decode order.
-        private static func packets(_ url: URL) throws -> [(hash: String, key: Bool)] {
-            let data = try FileFixtures.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags,data_hash",
-                                                        "-show_data_hash", "md5", "-of", "csv=p=0", url.path])
-            return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
-                let fields = line.split(separator: ",").map(String.init)
-                guard let hash = fields.first(where: { $0.contains(":") }), let flags = fields.first(where: { !$0.contains(":") }) else { return nil }
-                return (hash, flags.hasPrefix("K"))
-            }
-        }
-
         /// Records `url` pass-through while `ffmpeg -c copy` records it too (started first, and
-        /// running longer), and checks the recording's packets are a run of ffmpeg's.
-        private func checkPassThrough(_ url: String, name: String) async throws {
+        /// running longer), and checks the recording's packets are a run of ffmpeg's. A server
+        /// that takes one client at a time and loops a file of `loopLength` packets is copied by
+        /// ffmpeg first, for more than a loop: the recording is then a run of that loop. Unless
+        /// `watching` (a data output looks at every frame), nothing wants pixels but a photo
+        /// taken mid-recording: the camera decodes nothing before it, a frame of the picture for
+        /// it, and nothing again after it.
+        private func checkPassThrough(_ url: String, name: String, watching: Bool = true, loopLength: Int? = nil,
+                                      codec: CompressedFrame.Codec = .h264) async throws {
             let reference = MovieFiles.path("\(name)-ffmpeg", "mp4")
             let movieURL = MovieFiles.path("\(name)-capturekit", "mp4")
             defer {
@@ -29,34 +24,51 @@ extension RealTimeCaptureTests {
                 try? FileManager.default.removeItem(at: movieURL)
             }
             let transport = url.hasPrefix("rtsp:") ? ["-rtsp_transport", "tcp"] : []
-            let copying = Task.detached {
-                try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "error"] + transport + ["-i", url, "-c", "copy", "-an", "-t", "10", reference.path])
-            }
+            let copy = ["-nostdin", "-v", "error"] + transport + ["-i", url, "-c", "copy", "-an", "-t", "10", reference.path]
+            if loopLength != nil { try FileFixtures.run("ffmpeg", copy) }
+            let copying = Task.detached { loopLength == nil ? try FileFixtures.run("ffmpeg", copy) : Data() }
             let camera = try CaptureDevice.networkCamera(url: url, options: NetworkCameraTests.quick)
-            #expect(camera.activeFormat.encoding == .h264, "\(camera.activeFormat)")
-            let frames = CaptureVideoDataOutput()
+            #expect(camera.activeFormat.encoding == (codec == .hevc ? .hevc : .h264), "\(camera.activeFormat)")
+            let backend = try #require(camera.backend as? NetworkCameraBackend)
+            let frames = CaptureVideoDataOutput(), photos = CapturePhotoOutput()
             let recorder = SampleRecorder(label: "tests.passthrough.\(name)")
             recorder.attach(to: frames)
             let movie = CaptureMovieFileOutput()
-            let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [frames, movie])
+            let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [watching ? frames : photos, movie])
             let connection = try #require(movie.connection(with: .video))
-            #expect(movie.outputSettings(for: connection).videoCodec == .h264)
+            #expect(movie.outputSettings(for: connection).videoCodec == (codec == .hevc ? .hevc : .h264))
             #expect(movie.passesVideoThrough(for: connection))
             try await session.start()
             defer { try? session.stopRunning() }
-            #expect(await recorder.samples.wait(forCount: 5, timeout: .seconds(30)))
-            try movie.startRecording(to: movieURL)
-            let count = recorder.samples.count
-            #expect(await recorder.samples.wait(forCount: count + 45, timeout: .seconds(30)))
+            if watching {
+                #expect(await recorder.samples.wait(forCount: 5, timeout: .seconds(30)))
+                try movie.startRecording(to: movieURL)
+                let count = recorder.samples.count
+                #expect(await recorder.samples.wait(forCount: count + 45, timeout: .seconds(30)))
+            } else {
+                try movie.startRecording(to: movieURL)
+                #expect(await pollUntil { movie.recordedVideoFrameCount >= 20 })
+                #expect(backend.decodedFrames.load(ordering: .relaxed) == 0, "nothing wanted pixels")
+                try await checkPhoto(photos, name: name)
+                let decoded = backend.decodedFrames.load(ordering: .relaxed)
+                #expect(decoded > 0, "the photo's frame was decoded")
+                let written = movie.recordedVideoFrameCount
+                #expect(await pollUntil { movie.recordedVideoFrameCount >= written + 25 })
+                // The frame asked for before the photo took its own may be decoded too.
+                #expect(backend.decodedFrames.load(ordering: .relaxed) <= decoded + 1, "decoding stopped after the photo")
+            }
             let recorded = await movie.finishRecording()
             try await session.stop()
             _ = try await copying.value
             #expect(recorded.error == nil, "\(String(describing: recorded.error))")
 
-            let ours = try Self.packets(movieURL), theirs = try Self.packets(reference)
+            let ours = try ProbedMovie.videoPacketHashes(movieURL), theirs = try ProbedMovie.videoPacketHashes(reference)
             #expect(ours.count == recorded.videoFrameCount && ours.count >= 30, "\(ours.count) packets, \(recorded.videoFrameCount) frames")
             #expect(ours.first?.key == true, "the recording starts at a keyframe")
-            let hashes = ours.map(\.hash), sent = theirs.map(\.hash)
+            // A looped file goes round: one loop's packets, repeated, hold every run of them.
+            let hashes = ours.map(\.hash)
+            let sent = loopLength.map { length in Array(repeating: theirs.prefix(length).map(\.hash), count: hashes.count / length + 2).flatMap { $0 } }
+                ?? theirs.map(\.hash)
             let start = try #require(sent.firstIndex(of: hashes[0]), "the first packet is one ffmpeg stored")
             #expect(Array(sent.dropFirst(start).prefix(hashes.count)) == hashes, "every packet as the server sent it, in order")
             // It plays: every packet decodes, to as many frames, at increasing times.
@@ -70,10 +82,45 @@ extension RealTimeCaptureTests {
             #expect((times.first ?? 1) < 2.5 / 15, "the file starts at zero: \(times.prefix(3))")
         }
 
+        /// A photo of the camera's picture (not the blank that stands in for undecoded
+        /// frames): a JPEG of the stream's size whose luma spans the ball and the background.
+        private func checkPhoto(_ photos: CapturePhotoOutput, name: String) async throws {
+            let photo = try await photos.capturePhoto()
+            let file = MovieFiles.path("\(name)-photo", "jpg")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try #require(photo.fileDataRepresentation()).write(to: file)
+            let size = try FileFixtures.ffprobe(file, stream: "v:0", entries: "width,height")
+            #expect(size["width"] == "320" && size["height"] == "240", "\(size)")
+            let luma = try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-i", file.path, "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+            let range = (luma.min() ?? 0, luma.max() ?? 0)
+            #expect(luma.count == 320 * 240 && range.1 - range.0 > 100, "luma \(range) over \(luma.count) pixels")
+        }
+
         @Test func anRTSPCameraIsRecordedAsItSentIt() async throws {
             let server = try RTSPCameraServer.start()
             defer { server.stop() }
             try await checkPassThrough(server.url(), name: "rtsp")
+        }
+
+        /// Nothing looks at the pixels: the packets go from the socket to the file undecoded.
+        @Test func anRTSPCameraNobodyWatchesIsNotDecoded() async throws {
+            let server = try RTSPCameraServer.start()
+            defer { server.stop() }
+            try await checkPassThrough(server.url(), name: "rtsp-undecoded", watching: false)
+        }
+
+        /// HEVC (libx265, no B-frames) in MPEG-TS over SRT, nothing watching: stored packet for
+        /// packet as the file the server loops holds them, none decoded but the photo's.
+        @Test func anHEVCCameraIsRecordedAsItSentIt() async throws {
+            let source = MovieFiles.path("hevc-source", "ts")
+            defer { try? FileManager.default.removeItem(at: source) }
+            // 60 frames, 4 s: ffmpeg's 10 s copy holds more than a loop.
+            try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=15", "-frames:v", "60",
+                                            "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "bframes=0:keyint=15:log-level=error",
+                                            "-pix_fmt", "yuv420p", "-f", "mpegts", source.path])
+            let feed = try SRTCameraFeed.start(sending: source)
+            defer { feed.stop() }
+            try await checkPassThrough(feed.url, name: "srt-hevc", watching: false, loopLength: 60, codec: .hevc)
         }
 
         @Test func anRTMPCameraIsRecordedAsItSentIt() async throws {

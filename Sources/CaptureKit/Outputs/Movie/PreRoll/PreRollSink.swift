@@ -33,17 +33,11 @@ final class PreRollSink: MovieSink, @unchecked Sendable {
     }
 
     private struct Clip {
-        let muxer: MovieMuxer
-        let url: URL
+        let file: PacketClip
         let reason: String
-        /// File times (the recording's): the trigger, the first frame, where the clip ends.
+        /// File times (the recording's): the trigger, where the clip ends.
         let trigger: MediaTime
-        let start: MediaTime
         var end: MediaTime
-        /// The first frame's timestamp in the video time base: what every packet is moved back by.
-        let videoOffset: Int64
-        let videoTimeBase: AVRational
-        var lastVideo: MediaTime
     }
 
     private struct Shared {
@@ -120,15 +114,14 @@ final class PreRollSink: MovieSink, @unchecked Sendable {
             for trigger in triggers { take(trigger, fileTime: trigger.time - origin) }
         }
         // A clip opened just now took this packet from the ring already.
-        guard hadClip, var open = clip else { return }
+        guard hadClip, let open = clip else { return }
         if packet.track == .video, packet.time >= open.end {
             close(nil)
             return
         }
-        guard packet.time >= open.start, packet.time < open.end else { return }
+        guard packet.time < open.end else { return }
         do throws(CaptureError) {
-            try put(packet, into: &open)
-            clip = open
+            try open.file.put(packet)
         } catch {
             close(error)
         }
@@ -145,7 +138,7 @@ final class PreRollSink: MovieSink, @unchecked Sendable {
     /// Opens a clip for `trigger` at `fileTime`, or pushes the open one's end on.
     private func take(_ trigger: Trigger, fileTime: MediaTime) {
         if var open = clip {
-            open.end = min(max(open.end, fileTime + settings.postRoll), open.start + settings.longestClip)
+            open.end = min(max(open.end, fileTime + settings.postRoll), open.file.start + settings.longestClip)
             clip = open
             return
         }
@@ -153,37 +146,25 @@ final class PreRollSink: MovieSink, @unchecked Sendable {
         let keyframe = ring.packets[first]
         let url = DatedMovieName.next(in: settings.folder, prefix: "clip")
         do throws(CaptureError) {
-            let muxer = try MovieMuxer(path: url.path, container: .mov)
-            try muxer.addVideo(video, rotation: rotation, mirrored: mirrored)
-            if let audioEncoder { try muxer.addAudio(audioEncoder) }
             var clipMetadata = metadata
             clipMetadata.comment = trigger.reason
-            try muxer.start(metadata: clipMetadata, startDate: Date(), fragmentInterval: settings.fragmentInterval)
-            let start = keyframe.time
-            var open = Clip(muxer: muxer, url: url, reason: trigger.reason, trigger: fileTime, start: start,
-                            end: min(fileTime + settings.postRoll, start + settings.longestClip),
-                            videoOffset: keyframe.pts, videoTimeBase: keyframe.timeBase, lastVideo: .negativeInfinity)
+            let file = try PacketClip(url: url, container: .mov, video: video, rotation: rotation, mirrored: mirrored, audio: audioEncoder,
+                                      metadata: clipMetadata, fragmentInterval: settings.fragmentInterval, startingAt: keyframe)
+            let start = file.start
+            let open = Clip(file: file, reason: trigger.reason, trigger: fileTime, end: min(fileTime + settings.postRoll, start + settings.longestClip))
             clip = open
             onEvent(.started(url: url, reason: trigger.reason, trigger: trigger.time, start: start + (trigger.time - fileTime)))  // capture times
-            for packet in ring.packets[first...] where packet.time >= start {
+            for packet in ring.packets[first...] {
                 if packet.track == .video, packet.time >= open.end { break }
                 if packet.track == .audio, packet.time >= open.end { continue }
-                try put(packet, into: &open)
+                try file.put(packet)
             }
-            clip = open
             if ring.packets.last.map({ $0.track == .video && $0.time >= open.end }) == true { close(nil) }
         } catch {
             clip = nil
             try? FileManager.default.removeItem(at: url)
             onEvent(.finished(url: url, reason: trigger.reason, trigger: trigger.time, start: trigger.time, duration: .zero, error: error))
         }
-    }
-
-    /// Writes `packet` into the clip, moved back to the clip's time zero.
-    private func put(_ packet: HeldPacket, into open: inout Clip) throws(CaptureError) {
-        let offset = av_rescale_q(open.videoOffset, open.videoTimeBase, packet.timeBase)
-        try packet.lend(shiftedBack: offset) { (lent) throws(CaptureError) in try open.muxer.write(lent) }
-        if packet.track == .video { open.lastVideo = packet.time }
     }
 
     /// Finishes the open clip (writes its index, makes it an ordinary file), or closes it as it
@@ -193,19 +174,18 @@ final class PreRollSink: MovieSink, @unchecked Sendable {
         clip = nil
         let origin = shared.withLock { $0.origin } ?? .zero
         var error = failure
+        let file = open.file
         if failure == nil {
             do throws(CaptureError) {
-                try open.muxer.finish()
-                try MovieDefragmenter.defragment(path: open.url.path, container: .mov, timings: open.muxer.timings,
-                                                 timeBases: open.muxer.timeBases)
+                try file.finish().run()
             } catch let failed {
                 error = failed
             }
         } else {
-            open.muxer.closeFileDroppingPartialWrite()
+            file.abandon()
         }
-        let duration = open.lastVideo.isNumeric ? open.lastVideo - open.start + settings.frameDuration : .zero
-        onEvent(.finished(url: open.url, reason: open.reason, trigger: open.trigger + origin, start: open.start + origin,
+        let duration = file.lastVideo.isNumeric ? file.lastVideo - file.start + settings.frameDuration : .zero
+        onEvent(.finished(url: file.url, reason: open.reason, trigger: open.trigger + origin, start: file.start + origin,
                           duration: duration, error: error))
     }
 }

@@ -166,16 +166,48 @@ public final class CaptureStreamOutput: CaptureOutput, @unchecked Sendable {
     /// whatever the network does. `.invalidArgument` for another extension, `.fileError` for
     /// a folder that cannot be written.
     public func setRecordingURL(_ url: URL?) throws(CaptureError) {
-        if let url {
-            guard MovieMuxer.Container(url: url) != nil else {
-                throw .invalidArgument("\(url.lastPathComponent): record to a .mov, .mp4 or .mkv file")
-            }
-            let folder = url.deletingLastPathComponent().path
-            guard access(folder, W_OK) == 0 else {
-                throw CaptureError(.fileError, "\(folder) cannot be written to", path: folder)
-            }
-        }
+        if let url { try Self.checkRecordable(url) }
         settings.withLock { $0.recordingURL = url }
+    }
+
+    /// Starts recording what is streamed into `url` (a `.mov`, `.mp4` or `.mkv` file) while
+    /// the stream goes on, from the same encode: the file starts at the encode's next keyframe
+    /// (within ``keyframeInterval``), at time zero, with ``StreamEvent/recordingStarted(_:)``.
+    /// It ends with ``stopRecording()``, the session's end or a device's loss (the stream
+    /// starts afresh when the device is back, the recording does not), reported as
+    /// ``StreamEvent/recordingFinished(_:error:)`` once the file is an ordinary movie — made
+    /// one away from the encode, so the stream never waits for it. Written in fragments (a
+    /// crash leaves it playable); independent of the recording of the whole run
+    /// (``setRecordingURL(_:)``). `.invalidArgument` for another extension, `.fileError` for a
+    /// folder that cannot be written, `.invalidState` when the output is not streaming or
+    /// such a recording is already under way.
+    public func startRecording(to url: URL) throws(CaptureError) {
+        try Self.checkRecordable(url)
+        guard let sink = state.withLock({ $0.recording != nil ? $0.sink : nil }) else {
+            throw .invalidState("the stream output is not streaming: start recording once the session runs")
+        }
+        guard sink.startClip(url) else {
+            throw .invalidState("a recording is already under way (\(sink.clipURL?.lastPathComponent ?? "")): stop it first")
+        }
+    }
+
+    /// Ends the recording ``startRecording(to:)`` started, with the next frame encoded;
+    /// ``StreamEvent/recordingFinished(_:error:)`` follows once its file is complete.
+    public func stopRecording() { state.withLock { $0.sink }?.stopClip() }
+
+    /// Whether a recording ``startRecording(to:)`` asked for is under way (until its
+    /// ``StreamEvent/recordingFinished(_:error:)``).
+    public var isRecording: Bool { state.withLock { $0.sink }?.clipURL != nil }
+
+    /// Fails for a file the output cannot record to.
+    private static func checkRecordable(_ url: URL) throws(CaptureError) {
+        guard MovieMuxer.Container(url: url) != nil else {
+            throw .invalidArgument("\(url.lastPathComponent): record to a .mov, .mp4 or .mkv file")
+        }
+        let folder = url.deletingLastPathComponent().path
+        guard access(folder, W_OK) == 0 else {
+            throw CaptureError(.fileError, "\(folder) cannot be written to", path: folder)
+        }
     }
 
     // MARK: Events and statistics

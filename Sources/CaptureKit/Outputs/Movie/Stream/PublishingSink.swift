@@ -3,9 +3,10 @@ import Foundation
 import Synchronization
 
 /// The stream output's side of an endless ``MovieRecording``: every packet of its one encode
-/// goes to each destination's ``StreamPublisher`` (a reference, not a copy) and to the local
-/// recording, if there is one. Used on the recording's encoder thread, but for ``setOrigin(_:)``
-/// and ``statistics``.
+/// goes to each destination's ``StreamPublisher`` (a reference, not a copy), to the local
+/// recording of the whole run, if there is one, and to a recording started while streaming
+/// (a ``PacketClip`` from the next keyframe on). Used on the recording's encoder thread, but
+/// for ``setOrigin(_:)``, ``statistics`` and the clip's requests.
 final class PublishingSink: MovieSink, @unchecked Sendable {
     // Unchecked Sendable: state confined to the recording's encoder thread; the publishers are Sendable.
     struct Settings: Sendable {
@@ -19,9 +20,25 @@ final class PublishingSink: MovieSink, @unchecked Sendable {
         var videoBitRate: Int
     }
 
+    /// What the output's thread asked of the recording started while streaming, and whether
+    /// one is under way (asked for, and not yet finished).
+    private struct ClipRequests {
+        var start: URL?
+        var stop = false
+        var active: URL?
+    }
+
     private let settings: Settings
     private let onEvent: @Sendable (StreamEvent) -> Void
     private var recording: MovieMuxer?
+    private let clipRequests = Mutex(ClipRequests())
+    /// A recording asked for that waits for its keyframe, and the one being written.
+    private var clipWaiting: URL?
+    private var clip: PacketClip?
+    private var videoEncoder: VideoEncoder?
+    private var audioEncoder: AudioEncoder?
+    private var rotation = 0.0, mirrored = false
+    private var metadata = MovieMetadata()
     private var tracks: [StreamTrack] = []
     private var running: [StreamPublisher] = []
     private let governor: Mutex<BitRateGovernor>
@@ -63,15 +80,20 @@ final class PublishingSink: MovieSink, @unchecked Sendable {
 
     func addVideo(_ encoder: VideoEncoder, rotation: Double, mirrored: Bool) throws(CaptureError) {
         try recording?.addVideo(encoder, rotation: rotation, mirrored: mirrored)
+        videoEncoder = encoder
+        self.rotation = rotation
+        self.mirrored = mirrored
         tracks.append(StreamTrack(track: .video, parameters: try CodecParameters(encoder.context), timeBase: VideoEncoder.timeBase))
     }
 
     func addAudio(_ encoder: AudioEncoder) throws(CaptureError) {
         try recording?.addAudio(encoder)
+        audioEncoder = encoder
         tracks.append(StreamTrack(track: .audio, parameters: try CodecParameters(encoder.context), timeBase: encoder.context.pointee.time_base))
     }
 
     func start(metadata: MovieMetadata, startDate: Date, fragmentInterval: MediaTime?) throws(CaptureError) {
+        self.metadata = metadata
         // The recording is fragmented while written (a crash leaves it playable), every 1/8 s
         // as a movie file output's with a one-second interval.
         try recording?.start(metadata: metadata, startDate: startDate, fragmentInterval: MediaTime(value: 125_000, timescale: 1_000_000))
@@ -101,7 +123,96 @@ final class PublishingSink: MovieSink, @unchecked Sendable {
             }
         }
         for publisher in running { publisher.enqueue(packet) }
+        record(packet)
         if settings.adaptsBitRate { governBitRate() }
+    }
+
+    // MARK: Recording while streaming
+
+    /// Asks for a recording into `url` from the next keyframe on; false while one is under way.
+    func startClip(_ url: URL) -> Bool {
+        clipRequests.withLock { requests in
+            guard requests.active == nil else { return false }
+            requests.active = url
+            requests.start = url
+            requests.stop = false
+            return true
+        }
+    }
+
+    /// Asks the recording under way to end with the next packet.
+    func stopClip() { clipRequests.withLock { if $0.active != nil { $0.stop = true } } }
+
+    /// The recording asked for and not yet finished.
+    var clipURL: URL? { clipRequests.withLock { $0.active } }
+
+    /// Feeds the recording started while streaming: it opens at a video keyframe (at the first
+    /// packet of a stream of sound alone). Its failure (a full disk) ends it, never the streams.
+    private func record(_ packet: HeldPacket) {
+        let (start, stop) = clipRequests.withLock { requests in
+            defer {
+                requests.start = nil
+                requests.stop = false
+            }
+            return (requests.start, requests.stop)
+        }
+        if let start { clipWaiting = start }
+        if stop {
+            clipWaiting.map { finishClip(url: $0, error: CaptureError(.invalidState, "the recording was stopped before its first keyframe")) }
+            clipWaiting = nil
+            endClip(failure: nil, synchronously: false)
+            return
+        }
+        if let url = clipWaiting, packet.isVideoKeyframe || videoEncoder == nil {
+            clipWaiting = nil
+            do throws(CaptureError) {
+                clip = try PacketClip(url: url, container: MovieMuxer.Container(url: url) ?? .mov, video: videoEncoder, rotation: rotation,
+                                      mirrored: mirrored, audio: audioEncoder, metadata: metadata,
+                                      fragmentInterval: MediaTime(value: 125_000, timescale: 1_000_000), startingAt: packet)
+                onEvent(.recordingStarted(url))
+            } catch {
+                finishClip(url: url, error: error)
+                return
+            }
+        }
+        guard let clip else { return }
+        do throws(CaptureError) {
+            try clip.put(packet)
+        } catch {
+            endClip(failure: error, synchronously: false)
+        }
+    }
+
+    /// Ends the recording being written: finished (made an ordinary file on another thread,
+    /// unless `synchronously`: the stream is ending), or closed as it is after `failure`.
+    private func endClip(failure: CaptureError?, synchronously: Bool) {
+        guard let open = clip else { return }
+        clip = nil
+        if let failure {
+            open.abandon()
+            finishClip(url: open.url, error: failure)
+            return
+        }
+        let defragmenting: PacketClip.Defragmenting
+        do throws(CaptureError) {
+            defragmenting = try open.finish()
+        } catch {
+            finishClip(url: open.url, error: error)
+            return
+        }
+        let url = open.url
+        let finishing: @Sendable () -> Void = { [self] in
+            var error: CaptureError?
+            do throws(CaptureError) { try defragmenting.run() } catch let failure { error = failure }
+            finishClip(url: url, error: error)
+        }
+        if synchronously { finishing() } else { DispatchQueue.global(qos: .utility).async(execute: finishing) }
+    }
+
+    /// Reports the recording's end and lets another start.
+    private func finishClip(url: URL, error: CaptureError?) {
+        clipRequests.withLock { if $0.active == url { $0.active = nil } }
+        onEvent(.recordingFinished(url, error: error))
     }
 
     /// The application's new bit rate: the governor's ceiling from now on.
@@ -121,6 +232,9 @@ final class PublishingSink: MovieSink, @unchecked Sendable {
     /// Ends every stream (each drains for at most 2 s, all at once) and finishes the recording.
     func finish() throws(CaptureError) {
         endStreams(drainTime: MediaTime(value: 2, timescale: 1))
+        endClip(failure: nil, synchronously: true)
+        clipWaiting.map { finishClip(url: $0, error: CaptureError(.sessionStopped, "the stream ended before the recording's first keyframe")) }
+        clipWaiting = nil
         guard let recording else { return }
         self.recording = nil
         var failure: CaptureError?
@@ -137,11 +251,21 @@ final class PublishingSink: MovieSink, @unchecked Sendable {
     func closeFile() {
         endStreams(drainTime: .zero)
         recording?.closeFile()
+        abandonClip()
     }
 
     func closeFileDroppingPartialWrite() {
         endStreams(drainTime: .zero)
         recording?.closeFileDroppingPartialWrite()
+        abandonClip()
+    }
+
+    /// The encode under the recording started while streaming failed: so does the recording.
+    private func abandonClip() {
+        let failure = CaptureError(.internalError, "the stream's encode failed")
+        endClip(failure: failure, synchronously: true)
+        clipWaiting.map { finishClip(url: $0, error: failure) }
+        clipWaiting = nil
     }
 
     private func endStreams(drainTime: MediaTime) {

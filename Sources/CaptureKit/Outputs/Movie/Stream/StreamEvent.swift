@@ -21,8 +21,12 @@ public enum StreamEvent: Sendable, Equatable, CustomStringConvertible {
     /// The destination is done: the session stopped (`error` nil), or it gave up after its
     /// last reconnection attempt.
     case ended(StreamDestination, error: CaptureError?)
-    /// The output's own recording (``CaptureStreamOutput/setRecordingURL(_:)``) ended: its
-    /// file is complete unless `error` says otherwise. The streams go on if it failed.
+    /// A recording asked for with ``CaptureStreamOutput/startRecording(to:)`` has its first
+    /// frame, a keyframe.
+    case recordingStarted(URL)
+    /// The output's own recording (``CaptureStreamOutput/setRecordingURL(_:)``, or one
+    /// ``CaptureStreamOutput/startRecording(to:)`` started) ended: its file is complete unless
+    /// `error` says otherwise. The streams go on if it failed.
     case recordingFinished(URL, error: CaptureError?)
 
     public var description: String {
@@ -34,6 +38,7 @@ public enum StreamEvent: Sendable, Equatable, CustomStringConvertible {
         case .dropped(let destination, let frames): return "\(destination): dropped \(frames) frame\(frames == 1 ? "" : "s")"
         case .bitRateChanged(let bits): return "video bit rate now \(bits / 1000) kbit/s"
         case .ended(let destination, let error): return "\(destination): ended" + (error.map { ": \($0.message)" } ?? "")
+        case .recordingStarted(let url): return "recording \(url.path) started"
         case .recordingFinished(let url, let error): return "recording \(url.path) finished" + (error.map { ": \($0.message)" } ?? "")
         }
     }

@@ -180,6 +180,51 @@ struct StreamOutputServerTests {
         #expect(hls.codecs["video"] == "h264" && hls.video.count >= 30, "\(hls)")
     }
 
+    /// Two recordings started and stopped while the stream goes on: each starts at a keyframe
+    /// at time zero and holds every frame from there to its stop (packet for packet a run of
+    /// what nginx received: the same encode, not a second one), with sound from its first
+    /// frame; asking for a second at once is refused; the stream to nginx is never broken.
+    @Test func recordingsStartAndStopWhileTheStreamGoesOn() async throws {
+        let server = try NginxRTMPServer.start()
+        defer { server.stop() }
+        let clips = [MovieFiles.path("while-streaming", "mov"), MovieFiles.path("while-streaming", "mp4")]
+        defer { clips.forEach { try? FileManager.default.removeItem(at: $0) } }
+        let run = try await stream(to: [try StreamDestination(server.publishURL(stream: Self.key))], seconds: 7,
+                                   configure: { try $0.setRecordingURL(nil) }, at: 1) { stream in
+            for clip in clips {
+                try stream.startRecording(to: clip)
+                #expect(stream.isRecording)
+                #expect { try stream.startRecording(to: clips[0]) } throws: { ($0 as? CaptureError)?.code == .invalidState }
+                let from = stream.encodedVideoFrameCount
+                #expect(await pollUntil { stream.encodedVideoFrameCount >= from + 60 })
+                stream.stopRecording()
+                #expect(await pollUntil { !stream.isRecording }, "the recording never finished")
+            }
+        }
+        run.checkRedacted()
+        #expect(!run.events.contains { if case .reconnecting = $0 { true } else { false } }, "\(run.events)")
+        for clip in clips {
+            #expect(run.events.contains { if case .recordingStarted(clip) = $0 { true } else { false } }, "\(run.events)")
+            #expect(run.events.contains { if case .recordingFinished(clip, nil) = $0 { true } else { false } }, "\(run.events)")
+        }
+        let recordings = server.recordings(stream: Self.key)
+        #expect(recordings.count == 1, "one publish: \(recordings)")
+        let received = try ProbedMovie.videoPacketHashes(try #require(recordings.first)).map(\.hash)
+        var after = 0
+        for clip in clips {
+            let file = try Received.read(clip.path)
+            file.checkPlayable()
+            let times = file.video.map(\.time).sorted()
+            #expect(times.count >= 30 && times.count <= 120, "\(file)")
+            #expect(file.video.first?.key == true && (times.first ?? 1) < 0.5 / Self.fps, "starts at a keyframe at zero: \(file)")
+            #expect(zip(times, times.dropFirst()).allSatisfy { abs($1 - $0 - 1 / Self.fps) < 0.002 }, "a frame missing: \(times)")
+            let hashes = try ProbedMovie.videoPacketHashes(clip).map(\.hash)
+            let start = try #require(received.dropFirst(after).firstIndex(of: hashes[0]), "the first packet is one nginx received")
+            #expect(Array(received[start...].prefix(hashes.count)) == hashes, "every packet as streamed, in order")
+            after = start + hashes.count
+        }
+    }
+
     @Test func theArticlesNginxConfigurationServesRTMPAndHLS() async throws {
         let server = try NginxRTMPServer.start(configuration: try Self.articleConfiguration())
         defer { server.stop() }

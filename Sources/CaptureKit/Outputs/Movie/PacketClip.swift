@@ -1,0 +1,69 @@
+internal import CFFmpeg
+import Foundation
+
+/// A movie file of an endless encode's packets from one of its video keyframes on, every
+/// timestamp moved back so the file starts at zero: a pre-roll output's clip, a recording a
+/// stream output starts while it streams. Written in fragments (a crash leaves what was written
+/// playable) and made an ordinary file when finished. Used on the encode's thread.
+final class PacketClip {
+    let url: URL
+    /// The first frame's presentation time, on the encode's timeline.
+    let start: MediaTime
+    /// The last video frame's presentation time written so far; `-infinity` before any.
+    private(set) var lastVideo = MediaTime.negativeInfinity
+    private let muxer: MovieMuxer
+    /// The first packet's timestamp in its time base: what every packet is moved back by.
+    private let offset: Int64
+    private let offsetTimeBase: AVRational
+
+    /// Opens `url` for the encode's tracks, to start at `first` (a video keyframe's packet, or
+    /// the first packet of sound alone), which the first ``put(_:)`` writes.
+    init(url: URL, container: MovieMuxer.Container, video: VideoEncoder?, rotation: Double, mirrored: Bool, audio: AudioEncoder?,
+         metadata: MovieMetadata, fragmentInterval: MediaTime, startingAt first: HeldPacket) throws(CaptureError) {
+        self.url = url
+        muxer = try MovieMuxer(path: url.path, container: container)
+        do throws(CaptureError) {
+            if let video { try muxer.addVideo(video, rotation: rotation, mirrored: mirrored) }
+            if let audio { try muxer.addAudio(audio) }
+            try muxer.start(metadata: metadata, startDate: Date(), fragmentInterval: fragmentInterval)
+        } catch {
+            muxer.closeFile()
+            try? FileManager.default.removeItem(at: url)
+            throw error
+        }
+        start = first.time
+        offset = first.pts
+        offsetTimeBase = first.timeBase
+    }
+
+    /// Writes `packet`, moved back to the clip's time zero; a packet from before the clip's
+    /// start (sound encoded ahead of the keyframe) is left out.
+    func put(_ packet: HeldPacket) throws(CaptureError) {
+        guard packet.time >= start else { return }
+        try packet.lend(shiftedBack: av_rescale_q(offset, offsetTimeBase, packet.timeBase)) { (lent) throws(CaptureError) in try muxer.write(lent) }
+        if packet.track == .video { lastVideo = packet.time }
+    }
+
+    /// Writes the last fragment and closes the file: quick, on the encode's thread. The file
+    /// plays from then on; the job returned turns it into an ordinary, seekable movie, which
+    /// may take a while and runs on any thread.
+    func finish() throws(CaptureError) -> Defragmenting {
+        try muxer.finish()
+        return Defragmenting(path: url.path, container: muxer.container, timings: muxer.timings, timeBases: muxer.timeBases)
+    }
+
+    /// Rewrites a finished clip unfragmented (``MovieDefragmenter``).
+    struct Defragmenting: Sendable {
+        let path: String
+        let container: MovieMuxer.Container
+        let timings: [[MovieMuxer.PacketTiming]]
+        let timeBases: [AVRational]
+
+        func run() throws(CaptureError) {
+            try MovieDefragmenter.defragment(path: path, container: container, timings: timings, timeBases: timeBases)
+        }
+    }
+
+    /// Closes the file after a failure, cutting off what the failure left half written.
+    func abandon() { muxer.closeFileDroppingPartialWrite() }
+}
