@@ -24,7 +24,9 @@ struct BenchOptions {
     ]
 
     static var usage: String {
-        let names = BenchmarkRegistry.all.map { "  \($0.name.padding(toLength: 16, withPad: " ", startingAt: 0))\($0.summary)" }
+        // Padded to the longest name and two spaces: a shorter pad would cut longer names.
+        let width = (BenchmarkRegistry.all.map(\.name.count).max() ?? 0) + 2
+        let names = BenchmarkRegistry.all.map { "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))\($0.summary)" }
         return """
             usage: capture-bench [--frames N] [--only NAME] [--json]
 

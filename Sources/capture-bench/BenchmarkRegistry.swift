@@ -6,6 +6,7 @@ enum BenchmarkRegistry {
         PhotoBenchmark(),
         RecordBenchmark(),
         StreamBenchmark(),
+        NetworkRecordBenchmark(),
         ScanBenchmark(),
         MotionBenchmark(),
         WebPreviewBenchmark(),
