@@ -290,14 +290,19 @@ final class MovieRecording: @unchecked Sendable {
             try finish(nil)
             return
         }
+        var firstPacket = 0
         if copiesVideo {
             // What comes before the camera's next keyframe cannot be decoded: not in the file
-            // yet, or lost (and counted) after a gap. So is a frame without the camera's
-            // packets (it came back sending another codec).
-            guard let first = sample.compressedFrames.first, first.codec != .jpeg, first.isKeyFrame || !awaitingKeyframe else {
+            // yet, or lost (and counted) after a gap — also the packets a frame carries ahead
+            // of its keyframe (those the decoder could make nothing of, joining mid-group). So
+            // is a frame without the camera's packets (it came back sending another codec).
+            let packets = sample.compressedFrames
+            guard let first = packets.first, first.codec != .jpeg,
+                  let start = awaitingKeyframe ? packets.firstIndex(where: \.isKeyFrame) : 0 else {
                 try missedVideo(at: pts, duration: duration)
                 return
             }
+            firstPacket = start
             awaitingKeyframe = false
         }
         report(timeline.start(at: pts))
@@ -336,7 +341,7 @@ final class MovieRecording: @unchecked Sendable {
         let pts90k = fileTime.convertScale(VideoEncoder.timeBase.den).value
         let duration90k = duration.convertScale(VideoEncoder.timeBase.den).value
         if copiesVideo {
-            try copyPackets(of: sample, at: fileTime, duration: duration90k)
+            try copyPackets(of: sample, from: firstPacket, at: fileTime, duration: duration90k)
             try noteWritten(pts: pts, duration: duration, fileTime: fileTime)
             return
         }
@@ -368,10 +373,10 @@ final class MovieRecording: @unchecked Sendable {
         try noteWritten(pts: pts, duration: duration, fileTime: fileTime)
     }
 
-    /// Writes the packets the camera coded a frame in, the frame presented at `fileTime`.
-    private func copyPackets(of sample: SampleBuffer, at fileTime: MediaTime, duration: Int64) throws(CaptureError) {
+    /// Writes the packets the camera coded a frame in, from the `first` (the keyframe a track starts at), the frame presented at `fileTime`.
+    private func copyPackets(of sample: SampleBuffer, from first: Int, at fileTime: MediaTime, duration: Int64) throws(CaptureError) {
         let scale = VideoEncoder.timeBase.den
-        for packet in sample.compressedFrames {
+        for packet in sample.compressedFrames[first...] {
             try copier.copy(packet, pts: (fileTime + packet.presentationOffset).convertScale(scale).value,
                             dts: (fileTime + packet.decodeOffset).convertScale(scale).value, duration: duration, write: muxer.write)
         }

@@ -137,6 +137,33 @@ extension RealTimeCaptureTests {
             try await checkPassThrough(feed.rtmpURL, name: "rtmp-bframes")
         }
 
+        /// Recording from the moment the camera joins, a data output decoding every frame: the
+        /// first frame the decoder makes carries the packets it could make nothing of (the
+        /// group it joined in the middle of) ahead of its keyframe, and the file starts at that
+        /// keyframe, not a group later (`capture-bench` found it a group short).
+        @Test func aRecordingFromTheJoinStartsAtTheFirstDecodedKeyframe() async throws {
+            let server = try RTSPCameraServer.start()
+            defer { server.stop() }
+            let camera = try CaptureDevice.networkCamera(url: server.url(), options: NetworkCameraTests.quick)
+            let frames = CaptureVideoDataOutput()
+            let recorder = SampleRecorder(label: "tests.passthrough.join")
+            recorder.attach(to: frames)
+            let movie = CaptureMovieFileOutput()
+            let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [frames, movie])
+            let url = MovieFiles.path("join", "mp4")
+            defer { try? FileManager.default.removeItem(at: url) }
+            try movie.startRecording(to: url)
+            try await session.start()
+            #expect(await recorder.samples.wait(forCount: 30, timeout: .seconds(30)))
+            let recorded = await movie.finishRecording()
+            let delivered = recorder.samples.count
+            try await session.stop()
+            #expect(recorded.error == nil, "\(String(describing: recorded.error))")
+            // The server's groups are 15 frames: a file a group short has lost them.
+            #expect(recorded.videoFrameCount >= delivered - 5, "\(recorded.videoFrameCount) frames recorded, \(delivered) delivered")
+            #expect(try ProbedMovie.videoPacketHashes(url).first?.key == true)
+        }
+
         /// `passThrough = false` encodes again (libx264 signs its stream; openh264, the
         /// camera's encoder, does not), and the default does not.
         @Test func transcodingIsAChoice() async throws {
