@@ -33,6 +33,15 @@ enum DeviceLookup {
         return try CaptureDevice.device(resolving: name, mediaType: mediaType)
     }
 
+    /// The microphone to record `camera` with: the one `name` stands for (``find(_:mediaType:looping:pacing:)``),
+    /// or, when no name is given, a network camera's own sound — none when it sends none (a
+    /// door camera is not recorded with the machine's microphone) — and the default
+    /// microphone for other cameras.
+    static func microphone(for camera: CaptureDevice, named name: String?, pacing: DevicePacing) throws -> CaptureDevice? {
+        if camera.deviceType == .network, name == nil { return camera.companionMicrophone }
+        return try find(name, mediaType: .audio, looping: false, pacing: pacing)
+    }
+
     private static func fileDevice(path: String, mediaType: MediaType, looping: Bool,
                                    pacing: DevicePacing) throws(CaptureError) -> CaptureDevice {
         guard !path.isEmpty else {

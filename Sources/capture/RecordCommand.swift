@@ -11,7 +11,7 @@ enum RecordCommand: Command {
     /// What the command accepts; also the option lines of ``usage``.
     static let options: [CommandOption] = [
         .value("device", "ID", "camera unique ID or name, or file:PATH (see 'capture devices')"),
-        .value("audio-device", "ID", "microphone unique ID or name (pulse:SOURCE for a sound-server\nsource), or file:PATH; default: the sound server's default source"),
+        .value("audio-device", "ID", "microphone unique ID or name (pulse:SOURCE for a sound-server\nsource), or file:PATH; default: the sound server's default source\n(a network camera's own sound)"),
         .flag("no-audio", "record video only"),
         .value("duration", "T", "stop after T (10s, 1.5m, 500ms); default: until interrupted"),
         .value("preset", "P", "session preset: \(CaptureSession.Preset.allCases.map(\.rawValue).joined(separator: ", ")) (default high)"),
@@ -69,7 +69,7 @@ enum RecordCommand: Command {
         let pacing: DevicePacing = arguments.has("unpaced") ? .unpaced : .realTime
         let camera = try DeviceLookup.find(arguments.value("device"), mediaType: .video, looping: false, pacing: pacing)
         let microphone = arguments.has("no-audio") ? nil
-            : try DeviceLookup.find(arguments.value("audio-device"), mediaType: .audio, looping: false, pacing: pacing)
+            : try DeviceLookup.microphone(for: camera, named: arguments.value("audio-device"), pacing: pacing)
 
         let session = CaptureSession()
         session.beginConfiguration()

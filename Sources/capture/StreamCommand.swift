@@ -11,7 +11,7 @@ enum StreamCommand: Command {
     /// What the command accepts; also the option lines of ``usage``.
     static let options: [CommandOption] = [
         .value("device", "ID", "camera unique ID or name, or file:PATH (see 'capture devices')"),
-        .value("audio-device", "ID", "microphone unique ID or name, or file:PATH; default: the sound server's\ndefault source"),
+        .value("audio-device", "ID", "microphone unique ID or name, or file:PATH; default: the sound server's\ndefault source (a network camera's own sound)"),
         .flag("no-audio", "stream video only"),
         .value("bitrate", "B", "video bit rate: 2500k, 4M or bits per second (default 2500k)"),
         .value("keyframe-interval", "T", "time between keyframes (default 2s)"),
@@ -83,7 +83,7 @@ enum StreamCommand: Command {
 
         let camera = try DeviceLookup.find(arguments.value("device"), mediaType: .video, looping: false, pacing: .realTime)
         let microphone = arguments.has("no-audio") ? nil
-            : try DeviceLookup.find(arguments.value("audio-device"), mediaType: .audio, looping: false, pacing: .realTime)
+            : try DeviceLookup.microphone(for: camera, named: arguments.value("audio-device"), pacing: .realTime)
         let session = CaptureSession()
         session.beginConfiguration()
         try session.addInput(CaptureDeviceInput(device: camera))

@@ -39,3 +39,31 @@ extension CaptureDevice.Format {
                                     encoding: encoding, fourCC: nil)
     }
 }
+
+extension CaptureDevice.Format {
+    /// The formats of a microphone that decodes `stream` (a file's, a network camera's): the
+    /// stream's rate and channel count as interleaved `s16` and `f32`, the one closer to the
+    /// decoder's output first. Throws `failure` (naming `path`) when FFmpeg has no decoder for
+    /// the codec or the stream has no usable rate and channel count.
+    static func decodingSound(_ stream: UnsafeMutablePointer<AVStream>, path: String,
+                              failure: CaptureError.Code) throws(CaptureError) -> [CaptureDevice.Format] {
+        guard let parameters = stream.pointee.codecpar else {
+            throw CaptureError(failure, "the audio stream has no codec parameters", path: path)
+        }
+        let codec = parameters.pointee.codec_id
+        guard avcodec_find_decoder(codec) != nil else {
+            throw CaptureError(failure, "no decoder for the audio codec \(String(cString: avcodec_get_name(codec)))",
+                               operation: "avcodec_find_decoder", path: path)
+        }
+        let rate = Int(parameters.pointee.sample_rate), channels = Int(parameters.pointee.ch_layout.nb_channels)
+        let probe = AudioFormat(sampleRate: rate, channelCount: channels, sampleFormat: .s16)
+        guard probe.isValid, rate <= Int(Int32.max) else {
+            throw CaptureError(failure, "the audio stream has no usable rate and channel count (\(rate) Hz, \(channels) channels)",
+                               path: path)
+        }
+        let decoded = AVSampleFormat(rawValue: parameters.pointee.format)
+        let integer = decoded == AV_SAMPLE_FMT_S16 || decoded == AV_SAMPLE_FMT_S16P || decoded == AV_SAMPLE_FMT_U8 || decoded == AV_SAMPLE_FMT_U8P
+        let order: [AudioFormat.SampleFormat] = integer ? [.s16, .f32] : [.f32, .s16]
+        return order.map { CaptureDevice.Format(audioFormat: AudioFormat(sampleRate: rate, channelCount: channels, sampleFormat: $0)) }
+    }
+}

@@ -5,7 +5,8 @@ extension CaptureDevice {
     /// the sender), HLS (`http://host/live.m3u8`), HTTP multipart MJPEG (an ESP32-CAM's
     /// `http://host/stream`, CaptureKit's web preview) and RTP or MPEG-TS over UDP. Connects
     /// once to learn the stream's picture size and rate, which become the device's one format
-    /// (decoded frames in the codec's pixel layout, or I420).
+    /// (decoded frames in the codec's pixel layout, or I420), and its sound, which its
+    /// ``companionMicrophone`` captures.
     ///
     /// Live, not like a file: each frame is delivered as soon as it is decoded, dated on the
     /// monotonic clock by when it arrived, smoothed by the stream's own timestamps (never
@@ -30,6 +31,23 @@ extension CaptureDevice {
     public static func networkCamera(url: String, options: NetworkCameraOptions = NetworkCameraOptions()) throws(CaptureError) -> CaptureDevice {
         CaptureDevice(backend: try NetworkCameraBackend(url: url, options: options))
     }
+
+    /// The microphone of a network camera that sends sound: its main audio stream, read from the
+    /// same connection as its pictures (one connection whichever of the two a session uses,
+    /// opened with the first and closed with the last) and dated on the same clock, so the two
+    /// stay as aligned as the camera sent them. Its formats are the stream's rate and channel
+    /// count as interleaved `s16` and `f32`; it goes away and comes back with the camera.
+    /// The same device each time while anyone holds it. Nil for other devices and for a camera
+    /// whose first connection had no sound FFmpeg decodes.
+    ///
+    /// ```swift
+    /// let door = try CaptureDevice.networkCamera(url: "rtsp://192.168.1.20/stream1")
+    /// try session.addInput(CaptureDeviceInput(device: door))
+    /// if let sound = door.companionMicrophone {
+    ///     try session.addInput(CaptureDeviceInput(device: sound))
+    /// }
+    /// ```
+    public var companionMicrophone: CaptureDevice? { (backend as? NetworkCameraBackend)?.microphoneDevice() }
 
     /// How far a network camera's clock is ahead of this machine's (negative: behind), as the
     /// camera's RTCP sender reports (NTP time) tell while it streams, less the fastest frame's

@@ -16,7 +16,8 @@ extension CaptureDevice {
     ///   `alsa:hw:CARD=…,DEV=0`), or `plughw:…` with ALSA's conversions; a card that discovery
     ///   does not list (a sound server holds the cards) is opened by that name;
     /// - a network camera's URL (`rtsp://…`, `rtmp://…`, `srt://…`, `http://…`, `udp://…`),
-    ///   connected to with the default options (``networkCamera(url:options:)``);
+    ///   connected to with the default options (``networkCamera(url:options:)``), or its
+    ///   ``companionMicrophone`` when `mediaType` is `.audio`;
     /// - a device's `localizedName`, ignoring case.
     ///
     /// `mediaType` narrows the search to cameras or microphones. Throws `.deviceNotFound` saying
@@ -39,8 +40,13 @@ extension CaptureDevice {
         let candidates = devices.filter { device in mediaType.map(device.hasMediaType) ?? true }
         if let device = candidates.first(where: { $0.uniqueID == name }) { return device }
         let mayBeAudio = mediaType != .video
-        if mediaType != .audio, isNetworkCameraURL(name) {
-            return try networkCamera(url: name)
+        if isNetworkCameraURL(name) {
+            let camera = try networkCamera(url: name)
+            guard mediaType == .audio else { return camera }
+            guard let microphone = camera.companionMicrophone else {
+                throw CaptureError(.deviceNotFound, "the network camera \(camera.localizedName) sends no sound", deviceID: camera.uniqueID)
+            }
+            return microphone
         }
         if name.hasPrefix("/") {
             return try node(at: name, among: candidates.filter { $0.hasMediaType(.video) })

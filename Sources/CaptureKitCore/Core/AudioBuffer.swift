@@ -30,6 +30,15 @@ public final class AudioBuffer: Sendable {
     /// The duration of the buffer at its sample rate.
     public var duration: MediaTime { MediaTime(value: Int64(frameCount), timescale: Int32(format.sampleRate)) }
 
+    /// A copy without the first `count` frames (a stretch of sound cut where it would lie over
+    /// sound already delivered).
+    package func dropping(first count: Int) throws(CaptureError) -> AudioBuffer {
+        let kept = max(0, frameCount - max(0, count))
+        let copy = try AudioBuffer(format: format, frameCount: kept)
+        copy.storage.bytes.copyMemory(from: storage.bytes + (frameCount - kept) * format.bytesPerFrame, byteCount: kept * format.bytesPerFrame)
+        return copy
+    }
+
     /// Bytes of sample data.
     public var byteCount: Int { frameCount * format.bytesPerFrame }
 

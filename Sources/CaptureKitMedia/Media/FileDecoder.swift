@@ -20,11 +20,12 @@ package final class FileDecoder: @unchecked Sendable {
     /// Sees every packet of the stream before the decoder does, in decode order (lent for the
     /// call): what a network camera keeps to record as it came.
     package var packetObserver: ((UnsafeMutablePointer<AVPacket>) -> Void)?
+    /// Sees the packets of the stream ``alsoRead(_:observer:)`` named (lent for the call): a
+    /// network camera's sound, read from the same connection as its pictures.
+    private var otherPacketObserver: ((UnsafeMutablePointer<AVPacket>) -> Void)?
+    private var otherStreamIndex: Int32?
 
-    /// Opens `url` and a decoder for its main stream of `type`: wraps `avcodec_find_decoder`,
-    /// `avcodec_parameters_to_context` and `avcodec_open2`. A `live` decoder hands each frame
-    /// out as soon as its packet is in (slice threads only, `AV_CODEC_FLAG_LOW_DELAY`): frame
-    /// threads would hold back a frame per thread.
+    /// A decoder for `input`'s main stream of `type` (``openCodec(for:live:path:)``).
     package init(input: MediaInput, type: AVMediaType, live: Bool = false) throws(CaptureError) {
         self.input = input
         let kind = type == AVMEDIA_TYPE_VIDEO ? "video" : "audio"
@@ -33,34 +34,53 @@ package final class FileDecoder: @unchecked Sendable {
         }
         self.stream = stream
         for other in input.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
+        guard let packet = av_packet_alloc() else {
+            throw CaptureError(.outOfMemory, "cannot allocate a packet", operation: "av_packet_alloc", path: input.path)
+        }
+        self.packet = packet
+        do throws(CaptureError) {
+            codec = try Self.openCodec(for: stream, live: live, path: input.path)
+        } catch {
+            var freeing: UnsafeMutablePointer<AVPacket>? = packet
+            av_packet_free(&freeing)
+            throw error
+        }
+    }
+
+    /// A decoder for `stream`, open: wraps `avcodec_find_decoder`, `avcodec_parameters_to_context`
+    /// and `avcodec_open2`. A `live` decoder hands each frame out as soon as its packet is in
+    /// (slice threads only, `AV_CODEC_FLAG_LOW_DELAY`): frame threads would hold back a frame
+    /// per thread. The caller frees it (`avcodec_free_context`).
+    package static func openCodec(for stream: UnsafeMutablePointer<AVStream>, live: Bool,
+                                  path: String) throws(CaptureError) -> UnsafeMutablePointer<AVCodecContext> {
+        let kind = stream.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO ? "audio" : "video"
         guard let parameters = stream.pointee.codecpar else {
-            throw CaptureError(.internalError, "\(kind) stream without codec parameters", path: input.path)
+            throw CaptureError(.internalError, "\(kind) stream without codec parameters", path: path)
         }
         let codecID = parameters.pointee.codec_id
         guard let decoder = avcodec_find_decoder(codecID) else {
             throw CaptureError(.unsupportedFile, "no decoder for the \(kind) codec \(String(cString: avcodec_get_name(codecID)))",
-                               operation: "avcodec_find_decoder", path: input.path)
+                               operation: "avcodec_find_decoder", path: path)
         }
         guard let codec = avcodec_alloc_context3(decoder) else {
-            throw CaptureError(.outOfMemory, "cannot allocate a \(kind) decoder", operation: "avcodec_alloc_context3", path: input.path)
+            throw CaptureError(.outOfMemory, "cannot allocate a \(kind) decoder", operation: "avcodec_alloc_context3", path: path)
         }
-        guard let packet = av_packet_alloc() else {
+        do throws(CaptureError) {
+            try FFmpeg.check(avcodec_parameters_to_context(codec, parameters), "avcodec_parameters_to_context", path: path)
+            codec.pointee.pkt_timebase = stream.pointee.time_base
+            // Let libavcodec pick the thread count: unpaced benchmarks want every core.
+            codec.pointee.thread_count = 0
+            if live {
+                codec.pointee.thread_type = FF_THREAD_SLICE
+                codec.pointee.flags |= Int32(bitPattern: UInt32(AV_CODEC_FLAG_LOW_DELAY))
+            }
+            try FFmpeg.check(avcodec_open2(codec, decoder, nil), "avcodec_open2", code: .unsupportedFile, path: path)
+        } catch {
             var freeing: UnsafeMutablePointer<AVCodecContext>? = codec
             avcodec_free_context(&freeing)
-            throw CaptureError(.outOfMemory, "cannot allocate a packet", operation: "av_packet_alloc", path: input.path)
+            throw error
         }
-        self.codec = codec
-        self.packet = packet
-        // From here on deinit frees what was allocated.
-        try FFmpeg.check(avcodec_parameters_to_context(codec, parameters), "avcodec_parameters_to_context", path: input.path)
-        codec.pointee.pkt_timebase = stream.pointee.time_base
-        // Let libavcodec pick the thread count: unpaced benchmarks want every core.
-        codec.pointee.thread_count = 0
-        if live {
-            codec.pointee.thread_type = FF_THREAD_SLICE
-            codec.pointee.flags |= Int32(bitPattern: UInt32(AV_CODEC_FLAG_LOW_DELAY))
-        }
-        try FFmpeg.check(avcodec_open2(codec, decoder, nil), "avcodec_open2", code: .unsupportedFile, path: input.path)
+        return codec
     }
 
     deinit {
@@ -132,6 +152,7 @@ package final class FileDecoder: @unchecked Sendable {
             }
             guard read >= 0 else { throw corrupt(read, "av_read_frame", "cannot read the file") }
             guard packet.pointee.stream_index == stream.pointee.index else {
+                if packet.pointee.stream_index == otherStreamIndex { otherPacketObserver?(packet) }
                 av_packet_unref(packet)
                 continue
             }
@@ -149,6 +170,15 @@ package final class FileDecoder: @unchecked Sendable {
             packetObserver?(packet)
             return true
         }
+    }
+
+    /// Has the demuxer read `other` too (it discards every stream but the decoder's) and shows
+    /// each of its packets to `observer` while reading the decoder's: one connection for a
+    /// network camera's pictures and sound.
+    package func alsoRead(_ other: UnsafeMutablePointer<AVStream>, observer: @escaping (UnsafeMutablePointer<AVPacket>) -> Void) {
+        other.pointee.discard = AVDISCARD_DEFAULT
+        otherStreamIndex = other.pointee.index
+        otherPacketObserver = observer
     }
 
     /// Reads the next packet of the stream and shows it to ``packetObserver`` without decoding

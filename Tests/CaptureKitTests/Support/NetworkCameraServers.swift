@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+@testable import CaptureKit
 
 // Servers a network camera test reads from, each a child of the test process on 127.0.0.1:
 // GStreamer's RTSP server (optionally asking for a password) and FFmpeg publishing a live test
@@ -26,17 +27,23 @@ final class RTSPCameraServer: @unchecked Sendable {
     /// RTCP sender reports say in NTP time) is `clockAhead` seconds ahead of this machine's:
     /// libfaketime (the `faketime` package) moves the clock it reads, not its monotonic one.
     static func start(user: String? = nil, password: String? = nil, clockAhead: Int = 0) throws -> RTSPCameraServer {
-        try RTSPCameraServer(credentials: user.map { ($0, password ?? "") }, clockAhead: clockAhead)
+        try RTSPCameraServer(credentials: user.map { ($0, password ?? "") }, clockAhead: clockAhead, file: nil)
     }
 
-    private init(credentials: (user: String, password: String)?, clockAhead: Int) throws {
+    /// A server playing `file` (an MP4 with H.264 video and AAC sound) in real time to each
+    /// client from its start, as RTP streams of their own with RTCP sender reports for each.
+    static func start(playing file: URL) throws -> RTSPCameraServer {
+        try RTSPCameraServer(credentials: nil, clockAhead: 0, file: file)
+    }
+
+    private init(credentials: (user: String, password: String)?, clockAhead: Int, file: URL?) throws {
         self.credentials = credentials
         let directory = try serverDirectory("rtsp-camera")
         port = try freeTCPPort()
         let script = "\(directory)/server.py"
         try Self.script.write(toFile: script, atomically: true, encoding: .utf8)
         let log = "\(directory)/server.log"
-        let arguments = [script, String(port)] + (credentials.map { [$0.user, $0.password] } ?? [])
+        let arguments = [script, String(port), file?.path ?? ""] + (credentials.map { [$0.user, $0.password] } ?? [])
         let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         defer { close(fd) }
         var environment = ProcessInfo.processInfo.environment
@@ -65,13 +72,18 @@ final class RTSPCameraServer: @unchecked Sendable {
         server.set_address('127.0.0.1')
         server.set_service(sys.argv[1])
         factory = GstRtspServer.RTSPMediaFactory()
-        factory.set_launch('( videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=15/1 '
-                           '! openh264enc gop-size=15 ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=1 )')
+        if sys.argv[2]:
+            factory.set_launch('( filesrc location="%s" ! qtdemux name=d '
+                               'd.video_0 ! queue ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=1 '
+                               'd.audio_0 ! queue ! aacparse ! rtpmp4gpay name=pay1 pt=97 )' % sys.argv[2])
+        else:
+            factory.set_launch('( videotestsrc is-live=true pattern=ball ! video/x-raw,width=320,height=240,framerate=15/1 '
+                               '! openh264enc gop-size=15 ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=1 )')
         # A pipeline per client: a shared one that its last client tore down is unprepared in the
         # background, and a client arriving meanwhile got PLAY answered without a CSeq.
         factory.set_shared(False)
-        if len(sys.argv) > 3:
-            user, password = sys.argv[2], sys.argv[3]
+        if len(sys.argv) > 4:
+            user, password = sys.argv[3], sys.argv[4]
             auth = GstRtspServer.RTSPAuth()
             token = GstRtspServer.RTSPToken()
             token.set_string('media.factory.role', user)
@@ -101,11 +113,17 @@ final class RTMPCameraFeed: @unchecked Sendable {
 
     /// Whether the publisher codes B-frames (presentation order differs from decode order).
     let reordersFrames: Bool
+    /// Whether the stream is ``FlashAndBeep``'s picture and sound instead of a silent test
+    /// pattern.
+    let flashesAndBeeps: Bool
 
-    static func start(reorderingFrames: Bool = false) throws -> RTMPCameraFeed { try RTMPCameraFeed(reorderingFrames: reorderingFrames) }
+    static func start(reorderingFrames: Bool = false, flashingAndBeeping: Bool = false) throws -> RTMPCameraFeed {
+        try RTMPCameraFeed(reorderingFrames: reorderingFrames, flashingAndBeeping: flashingAndBeeping)
+    }
 
-    private init(reorderingFrames: Bool) throws {
+    private init(reorderingFrames: Bool, flashingAndBeeping: Bool) throws {
         reordersFrames = reorderingFrames
+        flashesAndBeeps = flashingAndBeeping
         server = try NginxRTMPServer.start()
         directory = try serverDirectory("rtmp-feed")
         try publish()
@@ -116,8 +134,9 @@ final class RTMPCameraFeed: @unchecked Sendable {
     /// Starts the publisher and waits until nginx plays the stream (its HLS playlist exists).
     func publish() throws {
         let coding = reordersFrames ? ["-preset", "veryfast", "-bf", "2"] : ["-preset", "ultrafast", "-tune", "zerolatency"]
-        publisher = try AudioDaemons.spawn("ffmpeg", ["-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=15",
-                                                      "-c:v", "libx264"] + coding + ["-g", "15",
+        let source = flashesAndBeeps ? FlashAndBeep.ffmpegInputs + ["-c:a", "aac", "-b:a", "64k"]
+            : ["-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=15"]
+        publisher = try AudioDaemons.spawn("ffmpeg", ["-nostdin", "-v", "error"] + source + ["-c:v", "libx264"] + coding + ["-g", "15",
                                                       "-pix_fmt", "yuv420p", "-f", "flv", rtmpURL],
                                            environment: ProcessInfo.processInfo.environment, log: "\(directory)/ffmpeg.log")
         let playlist = "\(server.plan.directory)/hls/\(stream).m3u8"
@@ -135,6 +154,94 @@ final class RTMPCameraFeed: @unchecked Sendable {
     func stop() {
         killPublisher()
         server.stop()
+    }
+}
+
+/// A live picture that flashes white for one frame at the start of every second over a 100 ms
+/// beep (1 kHz, 48 kHz mono) starting with it, the rest black and silent: what shows whether
+/// a camera's picture and sound arrive aligned (each flash's time against its beep's onset).
+enum FlashAndBeep {
+    /// The frame rate of the picture: 15 fps, one frame is 66.7 ms.
+    static let frameRate = 15
+    static let sampleRate = 48_000
+
+    /// FFmpeg's inputs (`-re`: in real time) making the picture and the sound.
+    static let ffmpegInputs = [
+        "-re", "-f", "lavfi", "-i", "color=c=black:s=320x240:r=\(frameRate),geq=lum='if(eq(mod(N\\,\(frameRate))\\,0)\\,235\\,16)':cb=128:cr=128",
+        "-re", "-f", "lavfi", "-i", "aevalsrc='if(lt(mod(t\\,1)\\,0.1)\\,0.5*sin(2*PI*1000*t)\\,0)':s=\(sampleRate):c=mono",
+    ]
+
+    /// 30 s of it in an MP4 (H.264, AAC), made once per test process.
+    static func movie() throws -> URL {
+        try FileFixtures.file("flash-and-beep.mp4") { path in
+            try FileFixtures.ffmpeg(ffmpegInputs.filter { $0 != "-re" } + ["-t", "30", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
+                                                                          "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k"], to: path)
+        }
+    }
+
+    /// The times (seconds) of the flashes and the beeps' onsets in a movie, as FFmpeg's
+    /// `signalstats` (mean luma) and `silencedetect` filters find them.
+    static func flashesAndBeeps(in movie: URL) throws -> (flashes: [Int64], beeps: [Int64]) {
+        let stats = try FileFixtures.run("ffprobe", ["-v", "error", "-f", "lavfi", "-i", "movie=\(movie.path),signalstats",
+                                                     "-show_entries", "frame=pts_time:frame_tags=lavfi.signalstats.YAVG", "-of", "csv=p=0"])
+        var flashes: [Int64] = []
+        var wasBright = true
+        for line in String(decoding: stats, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: ",")
+            guard fields.count == 2, let time = Double(fields[0]), let luma = Double(fields[1]) else { continue }
+            if luma > 128, !wasBright { flashes.append(Int64(time * 1e9)) }
+            wasBright = luma > 128
+        }
+        let silence = try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "info", "-i", movie.path, "-vn", "-af", "silencedetect=n=-30dB:d=0.3",
+                                                      "-f", "null", "-"], includingErrors: true)
+        let beeps = String(decoding: silence, as: UTF8.self).split(separator: "\n").compactMap { line -> Int64? in
+            guard let range = line.range(of: "silence_end: ") else { return nil }
+            return Double(line[range.upperBound...].prefix { $0 != " " }).map { Int64($0 * 1e9) }
+        }
+        return (flashes, beeps)
+    }
+
+    /// The times (nanoseconds) of the frames that start a flash: bright after a dark one.
+    static func flashes(_ frames: [SampleBuffer]) -> [Int64] {
+        var flashes: [Int64] = []
+        var wasBright = true
+        for frame in frames {
+            guard let picture = frame.pixelBuffer, let time = frame.presentationTimeStamp.nanoseconds else { continue }
+            let bright = picture.withUnsafeBytes(ofPlane: 0) { bytes in
+                // The middle row's mean luma: 235 when flashing, 16 otherwise.
+                let row = bytes.dropFirst(picture.bytesPerRow(ofPlane: 0) * picture.height / 2).prefix(picture.width)
+                return row.reduce(0) { $0 + Int($1) } / max(1, row.count) > 128
+            }
+            if bright, !wasBright { flashes.append(time) }
+            wasBright = bright
+        }
+        return flashes
+    }
+
+    /// The times (nanoseconds) of the samples that start a beep: loud after 0.5 s of silence.
+    static func beeps(_ buffers: [SampleBuffer]) -> [Int64] {
+        var beeps: [Int64] = []
+        var quietSince: Int64? = nil
+        for buffer in buffers {
+            guard let audio = buffer.audioBuffer, let start = buffer.presentationTimeStamp.nanoseconds else { continue }
+            let channels = audio.format.channelCount, rate = Int64(audio.format.sampleRate)
+            for (index, value) in audio.floatSamples().enumerated() where index % channels == 0 {
+                let time = start + Int64(index / channels) * 1_000_000_000 / rate
+                if abs(value) > 0.05 {
+                    if let quiet = quietSince, time - quiet >= 500_000_000 { beeps.append(time) }
+                    quietSince = nil
+                } else if quietSince == nil {
+                    quietSince = time
+                }
+            }
+        }
+        return beeps
+    }
+
+    /// Each flash against the nearest beep: how far apart they are (nanoseconds, picture
+    /// minus sound).
+    static func offsets(flashes: [Int64], beeps: [Int64]) -> [Int64] {
+        flashes.compactMap { flash in beeps.min { abs($0 - flash) < abs($1 - flash) }.map { flash - $0 } }
     }
 }
 

@@ -14,22 +14,8 @@ final class FileAudioBackend: DeviceBackend {
     /// `.unsupportedFile` when the stream cannot be decoded.
     static func make(_ input: MediaInput, url: URL, descriptor: DeviceDescriptor, options: FileDeviceOptions,
                      clock: FileClock) throws(CaptureError) -> FileAudioBackend? {
-        guard let stream = input.bestStream(of: AVMEDIA_TYPE_AUDIO), let parameters = stream.pointee.codecpar else { return nil }
-        let codec = parameters.pointee.codec_id
-        guard avcodec_find_decoder(codec) != nil else {
-            throw CaptureError(.unsupportedFile, "no decoder for the audio codec \(String(cString: avcodec_get_name(codec)))",
-                               operation: "avcodec_find_decoder", path: input.path)
-        }
-        let rate = Int(parameters.pointee.sample_rate), channels = Int(parameters.pointee.ch_layout.nb_channels)
-        let probe = AudioFormat(sampleRate: rate, channelCount: channels, sampleFormat: .s16)
-        guard probe.isValid, rate <= Int(Int32.max) else {
-            throw CaptureError(.unsupportedFile, "the audio stream has no usable rate and channel count (\(rate) Hz, \(channels) channels)",
-                               path: input.path)
-        }
-        let decoded = AVSampleFormat(rawValue: parameters.pointee.format)
-        let integer = decoded == AV_SAMPLE_FMT_S16 || decoded == AV_SAMPLE_FMT_S16P || decoded == AV_SAMPLE_FMT_U8 || decoded == AV_SAMPLE_FMT_U8P
-        let order: [AudioFormat.SampleFormat] = integer ? [.s16, .f32] : [.f32, .s16]
-        let formats = order.map { CaptureDevice.Format(audioFormat: AudioFormat(sampleRate: rate, channelCount: channels, sampleFormat: $0)) }
+        guard let stream = input.bestStream(of: AVMEDIA_TYPE_AUDIO), stream.pointee.codecpar != nil else { return nil }
+        let formats = try CaptureDevice.Format.decodingSound(stream, path: input.path, failure: .unsupportedFile)
         return FileAudioBackend(descriptor: descriptor, formats: formats, url: url, options: options, clock: clock)
     }
 

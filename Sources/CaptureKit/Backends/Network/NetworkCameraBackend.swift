@@ -22,6 +22,17 @@ final class NetworkCameraBackend: DeviceBackend {
     /// Frames decoded since the device was made (not those of the probe): stays put while no
     /// output wants pixels.
     let decodedFrames = Atomic<Int>(0)
+    /// The connection this camera and its microphone share.
+    let feed = NetworkCameraFeed()
+    /// The formats of the camera's sound as the first connection found it; empty without.
+    let soundFormats: [CaptureDevice.Format]
+    /// The device of the camera's sound while anyone holds it: one object, as devices keep
+    /// their settings (it holds the camera, so the camera holds it weakly).
+    private let microphone = Mutex(MicrophoneReference())
+
+    private struct MicrophoneReference {
+        weak var device: CaptureDevice?
+    }
 
     /// The schemes FFmpeg reads live streams from.
     static let schemes: Set<String> = ["rtsp", "rtsps", "rtmp", "rtmps", "srt", "http", "https", "udp", "rtp", "tcp"]
@@ -48,6 +59,7 @@ final class NetworkCameraBackend: DeviceBackend {
         self.options = options
         let probe = try NetworkCameraReader(address: trimmed, shownAs: shown, options: options, format: nil, interrupt: NetworkInterrupt())
         formats = [probe.format]
+        soundFormats = probe.soundFormats
         coded = Mutex(probe.codedVideo)
         var place = components
         place.user = nil
@@ -61,11 +73,30 @@ final class NetworkCameraBackend: DeviceBackend {
 
     var isConnected: Bool { connected.load(ordering: .acquiring) }
 
+    /// The microphone of the camera's sound (``NetworkMicrophoneBackend``), the same device
+    /// while anyone holds it; nil when the camera sends none.
+    func microphoneDevice() -> CaptureDevice? {
+        microphone.withLock { reference in
+            if let device = reference.device { return device }
+            guard let backend = NetworkMicrophoneBackend(camera: self) else { return nil }
+            let device = CaptureDevice(backend: backend)
+            reference.device = device
+            return device
+        }
+    }
+
     var codedVideo: CodecParameters? { coded.withLock { $0 } }
 
     func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream {
         try checkStartable(configuration.format)
-        let address = address, shown = shownURL, options = options, format = configuration.format
+        return try feed.startVideo(sink, start: connection)
+    }
+
+    /// Connects, and reads on a thread of its own into `sinks` until stopped: the stream the
+    /// camera and its microphone share (``NetworkCameraFeed``).
+    func connection(_ sinks: NetworkCameraSinks) throws(CaptureError) -> NetworkCameraStream {
+        guard let format = formats.first else { throw .internalError("a network camera without a format") }
+        let address = address, shown = shownURL, options = options
         let connect: NetworkCameraStream.Connect = { [weak self] (interrupt) throws(CaptureError) -> NetworkCameraReader in
             let reader = try NetworkCameraReader(address: address, shownAs: shown, options: options, format: format, interrupt: interrupt,
                                                  countDecoded: { [weak self] count in self?.decodedFrames.add(count, ordering: .relaxed) })
@@ -74,7 +105,7 @@ final class NetworkCameraBackend: DeviceBackend {
         }
         let interrupt = NetworkInterrupt()
         let first = try connect(interrupt)
-        return NetworkCameraStream(first: first, interrupt: interrupt, frameDuration: format.minFrameDuration, options: options, sink: sink,
+        return NetworkCameraStream(first: first, interrupt: interrupt, frameDuration: format.minFrameDuration, options: options, sinks: sinks,
                                    connect: connect,
                                    onGone: { [weak self] in self?.connected.store(false, ordering: .releasing) },
                                    onBack: { [weak self] in self?.connected.store(true, ordering: .releasing) },

@@ -2,8 +2,9 @@ internal import CFFmpeg
 import Foundation
 
 /// One connection to a network camera: the demuxer, the decoder of its main video stream, and
-/// the conversion to the camera's format. Every blocking call is bounded by `interrupt`: a
-/// connection attempt and each frame by the stall timeout. Used by the stream's thread only.
+/// the conversion to the camera's format; while its sound is wanted, the decoder of its main
+/// audio stream, read from the same connection. Every blocking call is bounded by `interrupt`:
+/// a connection attempt and each frame by the stall timeout. Used by the stream's thread only.
 final class NetworkCameraReader: @unchecked Sendable {
     // Unchecked Sendable: FFmpeg state confined to the network camera's stream thread.
     /// A frame: decoded, or (while no output wants pixels) one packet of the camera's with a
@@ -23,6 +24,18 @@ final class NetworkCameraReader: @unchecked Sendable {
         /// The packets read since the frame before, as the camera coded them (see
         /// ``CompressedFrame``): what a recording stores without re-encoding.
         var packets: [CompressedFrame]
+    }
+
+    /// Sound decoded while reading frames, in ``wantedSound``'s format.
+    struct Sound {
+        var buffer: AudioBuffer
+        /// The stream's time of its last sample's end, nanoseconds; nil when the stream did not
+        /// say.
+        var streamEnd: Int64?
+        /// The camera's wall-clock time of that end (see ``Frame/cameraTime``).
+        var cameraEnd: Int64?
+        /// When its packet was read, on the monotonic clock.
+        var arrival: Int64
     }
 
     /// A packet kept until the decoder hands out the frame it travels with.
@@ -56,6 +69,12 @@ final class NetworkCameraReader: @unchecked Sendable {
     /// Told how many frames the decoder made, each time it made some: what shows it idle
     /// while it may be.
     private let countDecoded: @Sendable (Int) -> Void
+    /// The camera's main audio stream, when it sends one FFmpeg decodes.
+    private let audioStream: UnsafeMutablePointer<AVStream>?
+    private var audioDecoder: PacketAudioDecoder?
+    private var heard: [Sound] = []
+    /// Packets of sound that could not be decoded or converted since the last ``takeSound()``.
+    private var unheard = 0
 
     /// The group of pictures kept for catching up is dropped beyond these (a camera that sends
     /// keyframes rarely or never): decoding then resumes with damage until the next keyframe.
@@ -98,8 +117,54 @@ final class NetworkCameraReader: @unchecked Sendable {
         }
         converter = FileFrameConverter(pixelFormat: pixelFormat, width: actual.width, height: actual.height, path: name)
         self.format = actual
+        let sound = input.bestStream(of: AVMEDIA_TYPE_AUDIO)
+        soundFormats = sound.flatMap { try? CaptureDevice.Format.decodingSound($0, path: name, failure: .unsupportedFormat) } ?? []
+        audioStream = soundFormats.isEmpty ? nil : sound
         if packetCodec != nil {
             decoder.packetObserver = { [unowned self] packet in keep(packet) }
+        }
+        if let audioStream {
+            decoder.alsoRead(audioStream) { [unowned self] packet in hear(packet) }
+        }
+    }
+
+    /// The formats of the camera's sound (``CaptureDevice/Format/decodingSound(_:path:failure:)``),
+    /// empty when it sends none CaptureKit can decode.
+    let soundFormats: [CaptureDevice.Format]
+
+    /// The format to decode the camera's sound to, nil while nobody listens (its packets are
+    /// then dropped undecoded).
+    var wantedSound: AudioFormat? {
+        didSet { if wantedSound == nil { heard.removeAll() } }
+    }
+
+    /// The sound decoded since the last call, oldest first, and how many of its packets were
+    /// lost to errors meanwhile.
+    func takeSound() -> (sound: [Sound], lostPackets: Int) {
+        defer {
+            heard.removeAll(keepingCapacity: true)
+            unheard = 0
+        }
+        return (heard, unheard)
+    }
+
+    /// Decodes a packet of the camera's sound, when it is wanted.
+    private func hear(_ packet: UnsafeMutablePointer<AVPacket>) {
+        guard let wanted = wantedSound, let audioStream else { return }
+        let arrival = MonotonicClock.nanoseconds()
+        do throws(CaptureError) {
+            if audioDecoder?.format != wanted {
+                audioDecoder = try PacketAudioDecoder(stream: audioStream, format: wanted, path: decoder.input.path)
+            }
+            guard let audioDecoder else { return }
+            let base = audioDecoder.timeBase
+            for decoded in try audioDecoder.decode(packet) {
+                let duration = MediaTime(value: Int64(decoded.buffer.frameCount), timescale: Int32(wanted.sampleRate)).nanoseconds ?? 0
+                let end = decoded.ticks.flatMap { MediaStreamInfo.time($0, base)?.nanoseconds }.map { $0 + duration }
+                heard.append(Sound(buffer: decoded.buffer, streamEnd: end, cameraEnd: cameraTime(end), arrival: arrival))
+            }
+        } catch {
+            unheard += 1
         }
     }
 

@@ -57,4 +57,38 @@ struct LiveTimelineTests {
         #expect(timeline.time(streamTime: 0, cameraTime: nil, arrival: 9_000 * ms) == 9_000 * ms)
         #expect(timeline.time(streamTime: 66 * ms, cameraTime: nil, arrival: 9_100 * ms) == 9_066 * ms)
     }
+
+    /// Picture and sound share the anchor, so the faster of them sets it for both and they
+    /// stay as aligned as sent; each track goes forward on its own although the demuxer
+    /// interleaves them (a sound packet stamped before the last frame is not pushed after it).
+    @Test func pictureAndSoundShareTheAnchorAndEachGoesForwardOnItsOwn() {
+        var timeline = LiveTimeline()
+        let anchor: Int64 = 5_000 * ms
+        #expect(timeline.time(.video, streamTime: 100 * ms, cameraTime: nil, arrival: anchor + 100 * ms) == anchor + 100 * ms)
+        // Sound ending at 90 ms, read after that frame: dated on the same anchor, before it.
+        #expect(timeline.time(.audio, streamTime: 90 * ms, cameraTime: nil, arrival: anchor + 105 * ms) == anchor + 90 * ms)
+        // Sound that travelled 10 ms faster moves the anchor for the picture too.
+        #expect(timeline.time(.audio, streamTime: 150 * ms, cameraTime: nil, arrival: anchor + 140 * ms) == anchor + 140 * ms)
+        #expect(timeline.time(.video, streamTime: 166 * ms, cameraTime: nil, arrival: anchor + 170 * ms) == anchor + 156 * ms)
+    }
 }
+
+/// Sound laid end to end on a camera's timeline.
+struct LiveSoundLayoutTests {
+    /// Within 5 ms of the timeline the sample count wins; beyond, the timeline does: a gap
+    /// later, a cut earlier (never sound over sound), a stretch wholly in the past dropped.
+    @Test func soundFollowsTheSampleCountUnlessTheTimelineMovesPastTheTolerance() {
+        var layout = LiveSoundLayout(rate: 48_000)
+        #expect(layout.place(frames: 1024, start: 10_000) == .init(start: 10_000, cut: 0, gap: 0, sequence: 0))
+        // 100 samples (2 ms) late: jitter, laid right after.
+        #expect(layout.place(frames: 1024, start: 11_124) == .init(start: 11_024, cut: 0, gap: 0, sequence: 1024))
+        // 480 samples (10 ms) late: a gap.
+        #expect(layout.place(frames: 1024, start: 12_528) == .init(start: 12_528, cut: 0, gap: 480, sequence: 2528))
+        // 600 samples early: the overlapping front is cut.
+        #expect(layout.place(frames: 1024, start: 12_952) == .init(start: 13_552, cut: 600, gap: 0, sequence: 3552))
+        // Entirely before the end of what was laid: dropped, the next one follows as before.
+        #expect(layout.place(frames: 256, start: 13_000) == nil)
+        #expect(layout.place(frames: 1024, start: 13_976) == .init(start: 13_976, cut: 0, gap: 0, sequence: 3976))
+    }
+}
+
