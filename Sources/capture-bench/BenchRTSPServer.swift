@@ -5,7 +5,8 @@ import Glibc
 /// A private RTSP camera for `network-record-720p` — GStreamer's RTSP server (gst-rtsp-server,
 /// through Python's GObject bindings) serving a live 1280x720 30 fps H.264 test pattern at
 /// `/cam` on a free loopback port — run as a child of this process, so CaptureKit and ffmpeg
-/// record the same real camera.
+/// record the same real camera. `network-frame-age` runs another server script and pipeline
+/// through it (``StampedRTSPCamera``): the start, the anchor and the stop are the same.
 ///
 /// The media is shared: one pipeline, one encode, feeds every client, so a row with 16 cameras
 /// costs the server no more encoding than a row with one. A shared media whose last client
@@ -28,8 +29,13 @@ final class BenchRTSPServer {
     static let pipeline = "( videotestsrc is-live=true pattern=ball ! video/x-raw,width=1280,height=720,framerate=30/1 "
         + "! openh264enc gop-size=60 ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=1 )"
 
-    /// The server, run as `python3 -c SCRIPT PORT`.
-    private static let script = """
+    /// The server, run as `python3 -c SCRIPT PORT PIPELINE`.
+    static let script = serverSetup + "\nGLib.MainLoop().run()\n"
+
+    /// The server made and listening (`server`, its `factory`), before its main loop runs: the
+    /// part of ``script`` that another script serving a pipeline of its own starts with
+    /// (``StampedRTSPCamera/script``).
+    static let serverSetup = """
         import sys
         import gi
         gi.require_version('Gst', '1.0')
@@ -50,10 +56,10 @@ final class BenchRTSPServer {
         factory.set_publish_clock_mode(GstRtspServer.RTSPPublishClockMode.CLOCK_AND_OFFSET)
         server.get_mount_points().add_factory('/cam', factory)
         server.attach(None)
-        GLib.MainLoop().run()
         """
 
-    /// Exits 0 when the bindings, the RTSP server and every element of ``pipeline`` are there.
+    /// Exits 0 when the bindings, the RTSP server and every element named after it on the
+    /// command line are there.
     private static let check = """
         import sys
         import gi
@@ -61,7 +67,7 @@ final class BenchRTSPServer {
         gi.require_version('GstRtspServer', '1.0')
         from gi.repository import Gst, GstRtspServer
         Gst.init(None)
-        missing = [name for name in ('videotestsrc', 'openh264enc', 'h264parse', 'rtph264pay') if Gst.ElementFactory.find(name) is None]
+        missing = [name for name in sys.argv[1:] if Gst.ElementFactory.find(name) is None]
         sys.exit(1 if missing else 0)
         """
 
@@ -71,23 +77,27 @@ final class BenchRTSPServer {
     private let server: BackgroundChild
     private var anchor: BackgroundChild?
 
-    /// Whether ``python`` can run the server: its GStreamer bindings, gst-rtsp-server and the
-    /// pipeline's elements are installed.
-    static func isAvailable(scratchDirectory: String) -> Bool {
+    /// The elements ``pipeline`` is made of.
+    static let elements = ["videotestsrc", "openh264enc", "h264parse", "rtph264pay"]
+
+    /// Whether ``python`` can run the server: its GStreamer bindings, gst-rtsp-server and
+    /// `elements` (the pipeline's) are installed.
+    static func isAvailable(scratchDirectory: String, elements: [String] = BenchRTSPServer.elements) -> Bool {
         guard access(python, X_OK) == 0 else { return false }
-        return (try? ChildProcess.run(python, ["-c", check], scratchDirectory: scratchDirectory)) != nil
+        return (try? ChildProcess.run(python, ["-c", check] + elements, scratchDirectory: scratchDirectory)) != nil
     }
 
     /// The camera's URL.
     var url: String { "rtsp://127.0.0.1:\(port)/cam" }
 
-    /// Starts the server and waits until its port accepts TCP, then starts the anchor client
+    /// Starts the server — `script` serving `pipeline` (by default ``script`` and ``pipeline``:
+    /// the test pattern) — and waits until its port accepts TCP, then starts the anchor client
     /// and waits until it receives frames; throws when either does not within 20 s.
-    init(ffmpeg: String, scratchDirectory: String) throws {
+    init(ffmpeg: String, scratchDirectory: String, script: String = BenchRTSPServer.script, pipeline: String = BenchRTSPServer.pipeline) throws {
         directory = "\(scratchDirectory)/rtsp-server"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         port = try LoopbackPort.free()
-        server = try BackgroundChild(Self.python, ["-c", Self.script, String(port), Self.pipeline], logPath: "\(directory)/server.log")
+        server = try BackgroundChild(Self.python, ["-c", script, String(port), pipeline], logPath: "\(directory)/server.log")
         do {
             try waitUntilListening(seconds: 20)
             try startAnchor(ffmpeg: ffmpeg, seconds: 20)

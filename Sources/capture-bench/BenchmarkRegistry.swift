@@ -7,6 +7,7 @@ enum BenchmarkRegistry {
         RecordBenchmark(),
         StreamBenchmark(),
         NetworkRecordBenchmark(),
+        NetworkFrameAgeBenchmark(),
         ScanBenchmark(),
         MotionBenchmark(),
         WebPreviewBenchmark(),

@@ -49,7 +49,7 @@ struct V4L2FFmpegPeer {
 
     /// User + system CPU of a running process from /proc/PID/stat (fields 14 and 15, in clock
     /// ticks); 0 when it cannot be read.
-    private static func cpuSeconds(of pid: Int32) -> Double {
+    static func cpuSeconds(of pid: Int32) -> Double {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = text.lastIndex(of: ")") else { return 0 }
         // Fields after the command name (which may hold spaces) start with field 3, the state.
