@@ -27,23 +27,29 @@ final class RTSPCameraServer: @unchecked Sendable {
     /// RTCP sender reports say in NTP time) is `clockAhead` seconds ahead of this machine's:
     /// libfaketime (the `faketime` package) moves the clock it reads, not its monotonic one.
     static func start(user: String? = nil, password: String? = nil, clockAhead: Int = 0) throws -> RTSPCameraServer {
-        try RTSPCameraServer(credentials: user.map { ($0, password ?? "") }, clockAhead: clockAhead, file: nil)
+        try RTSPCameraServer(credentials: user.map { ($0, password ?? "") }, clockAhead: clockAhead, file: nil, digest: false)
+    }
+
+    /// A server asking for `user` and `password` by Digest authentication only (RFC 2617: the
+    /// password never crosses the wire).
+    static func start(digestUser user: String, password: String) throws -> RTSPCameraServer {
+        try RTSPCameraServer(credentials: (user, password), clockAhead: 0, file: nil, digest: true)
     }
 
     /// A server playing `file` (an MP4 with H.264 video and AAC sound) in real time to each
     /// client from its start, as RTP streams of their own with RTCP sender reports for each.
     static func start(playing file: URL) throws -> RTSPCameraServer {
-        try RTSPCameraServer(credentials: nil, clockAhead: 0, file: file)
+        try RTSPCameraServer(credentials: nil, clockAhead: 0, file: file, digest: false)
     }
 
-    private init(credentials: (user: String, password: String)?, clockAhead: Int, file: URL?) throws {
+    private init(credentials: (user: String, password: String)?, clockAhead: Int, file: URL?, digest: Bool) throws {
         self.credentials = credentials
         let directory = try serverDirectory("rtsp-camera")
         port = try freeTCPPort()
         let script = "\(directory)/server.py"
         try Self.script.write(toFile: script, atomically: true, encoding: .utf8)
         let log = "\(directory)/server.log"
-        let arguments = [script, String(port), file?.path ?? ""] + (credentials.map { [$0.user, $0.password] } ?? [])
+        let arguments = [script, String(port), file?.path ?? ""] + (credentials.map { [$0.user, $0.password, digest ? "digest" : "basic"] } ?? [])
         let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         defer { close(fd) }
         var environment = ProcessInfo.processInfo.environment
@@ -83,11 +89,17 @@ final class RTSPCameraServer: @unchecked Sendable {
         # background, and a client arriving meanwhile got PLAY answered without a CSeq.
         factory.set_shared(False)
         if len(sys.argv) > 4:
-            user, password = sys.argv[3], sys.argv[4]
+            user, password, method = sys.argv[3], sys.argv[4], sys.argv[5]
             auth = GstRtspServer.RTSPAuth()
             token = GstRtspServer.RTSPToken()
             token.set_string('media.factory.role', user)
-            auth.add_basic(GstRtspServer.RTSPAuth.make_basic(user, password), token)
+            if method == 'digest':
+                gi.require_version('GstRtsp', '1.0')
+                from gi.repository import GstRtsp
+                auth.set_supported_methods(GstRtsp.RTSPAuthMethod.DIGEST)
+                auth.add_digest(user, password, token)
+            else:
+                auth.add_basic(GstRtspServer.RTSPAuth.make_basic(user, password), token)
             server.set_auth(auth)
             permissions = GstRtspServer.RTSPPermissions()
             permissions.add_permission_for_role(user, 'media.factory.access', True)
@@ -154,6 +166,63 @@ final class RTMPCameraFeed: @unchecked Sendable {
     func stop() {
         killPublisher()
         server.stop()
+    }
+}
+
+/// FFmpeg sending a live 320x240 15 fps H.264 test pattern in MPEG-TS to a UDP port of this
+/// machine, as plain datagrams (``url`` is `udp://`) or in RTP (`rtp://`, payload type 33):
+/// what a hardware encoder pointed at a recorder does. Nothing listens until the camera does.
+final class UDPCameraFeed: @unchecked Sendable {
+    // Unchecked Sendable: immutable after start; the process's own lock guards stopping.
+    let url: String
+    private let sender: ChildProcess
+
+    static func start(rtp: Bool) throws -> UDPCameraFeed { try UDPCameraFeed(rtp: rtp) }
+
+    private init(rtp: Bool) throws {
+        let directory = try serverDirectory("udp-camera")
+        let port = try freeUDPPort()
+        url = rtp ? "rtp://127.0.0.1:\(port)" : "udp://127.0.0.1:\(port)"
+        let target = rtp ? ["-f", "rtp_mpegts", "rtp://127.0.0.1:\(port)"] : ["-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"]
+        sender = try AudioDaemons.spawn("ffmpeg", ["-nostdin", "-v", "error", "-re"] + SRTCameraFeed.testPattern + target,
+                                        environment: ProcessInfo.processInfo.environment, log: "\(directory)/ffmpeg.log")
+    }
+
+    deinit { stop() }
+
+    func stop() { sender.end(signal: SIGKILL) }
+}
+
+/// srt-live-transmit calling the camera (an SRT listener at ``url``, `mode=listener`) with a
+/// live test pattern FFmpeg sends it over UDP, calling again whenever the connection ends
+/// (`-a:yes`): an encoder pushing to a recorder.
+final class SRTCallerFeed: @unchecked Sendable {
+    // Unchecked Sendable: immutable after start; the processes' own locks guard stopping.
+    let url: String
+    private let caller: ChildProcess
+    private let sender: ChildProcess
+
+    static func start() throws -> SRTCallerFeed { try SRTCallerFeed() }
+
+    private init() throws {
+        let directory = try serverDirectory("srt-caller")
+        let port = try freeUDPPort()
+        let udp = try freeUDPPort()
+        url = "srt://127.0.0.1:\(port)?mode=listener"
+        let environment = ProcessInfo.processInfo.environment
+        caller = try AudioDaemons.spawn("srt-live-transmit", ["-q", "-a:yes", "udp://:\(udp)", "srt://127.0.0.1:\(port)?mode=caller"],
+                                        environment: environment, log: "\(directory)/caller.log")
+        try waitForServer("srt-live-transmit", log: "\(directory)/caller.log") { udpPortIsBound(udp) }
+        sender = try AudioDaemons.spawn("ffmpeg", ["-nostdin", "-v", "error", "-re"] + SRTCameraFeed.testPattern
+                                            + ["-f", "mpegts", "udp://127.0.0.1:\(udp)?pkt_size=1316"],
+                                        environment: environment, log: "\(directory)/ffmpeg.log")
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        sender.end(signal: SIGKILL)
+        caller.end(signal: SIGKILL)
     }
 }
 
@@ -267,9 +336,7 @@ final class SRTCameraFeed: @unchecked Sendable {
                                        environment: environment, log: "\(directory)/relay.log")
         let port = port
         try waitForServer("srt-live-transmit", log: "\(directory)/relay.log") { udpPortIsBound(port) }
-        let source = file.map { ["-stream_loop", "-1", "-i", $0.path, "-c", "copy"] }
-            ?? ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=15", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
-                "-g", "15", "-pix_fmt", "yuv420p"]
+        let source = file.map { ["-stream_loop", "-1", "-i", $0.path, "-c", "copy"] } ?? Self.testPattern
         sender = try AudioDaemons.spawn("ffmpeg", ["-nostdin", "-v", "error", "-re"] + source + ["-f", "mpegts", "udp://127.0.0.1:\(udp)?pkt_size=1316"],
                                         environment: environment, log: "\(directory)/ffmpeg.log")
     }
@@ -280,4 +347,9 @@ final class SRTCameraFeed: @unchecked Sendable {
         sender.end(signal: SIGKILL)
         relay.end(signal: SIGKILL)
     }
+
+    /// FFmpeg's input and coding of the live test pattern: 320x240 at 15 fps, H.264 with a
+    /// keyframe every second.
+    static let testPattern = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=15", "-c:v", "libx264", "-preset", "ultrafast",
+                              "-tune", "zerolatency", "-g", "15", "-pix_fmt", "yuv420p"]
 }

@@ -18,14 +18,25 @@ extension RealTimeCaptureTests {
             return options
         }
 
-        /// A live source of `scheme` and its URL; `stop` ends it.
+        /// A live source of `scheme` and its URL; `stop` ends it. Besides the schemes: RTSP
+        /// with RTP over UDP, RTSP asking for Digest authentication, MPEG-TS in plain UDP and
+        /// in RTP sent to this machine, and SRT with the camera listening for the encoder.
         private static func source(_ scheme: String) async throws -> (url: String, stop: () -> Void) {
             switch scheme {
-            case "rtsp":
+            case "rtsp", "rtsp-udp":
                 let server = try RTSPCameraServer.start()
                 return (server.url(), server.stop)
+            case "rtsp-digest":
+                let server = try RTSPCameraServer.start(digestUser: "viewer", password: "d1gest-pw")
+                return (server.url(), server.stop)
+            case "udp", "rtp":
+                let feed = try UDPCameraFeed.start(rtp: scheme == "rtp")
+                return (feed.url, feed.stop)
             case "srt":
                 let feed = try SRTCameraFeed.start()
+                return (feed.url, feed.stop)
+            case "srt-listener":
+                let feed = try SRTCallerFeed.start()
                 return (feed.url, feed.stop)
             case "mjpeg":
                 // CaptureKit's own web preview of a virtual camera: multipart JPEGs over HTTP.
@@ -46,11 +57,13 @@ extension RealTimeCaptureTests {
 
         /// Each protocol: the device has the stream's format; frames arrive with strictly
         /// increasing timestamps, each dated no later than it was delivered; a photo works.
-        @Test(arguments: ["rtsp", "rtmp", "hls", "srt", "mjpeg"])
+        @Test(arguments: ["rtsp", "rtsp-udp", "rtsp-digest", "rtmp", "hls", "srt", "srt-listener", "udp", "rtp", "mjpeg"])
         func aNetworkCameraDeliversLiveFrames(over scheme: String) async throws {
             let (url, stop) = try await Self.source(scheme)
             defer { stop() }
-            let camera = try CaptureDevice.networkCamera(url: url, options: Self.quick)
+            var options = Self.quick
+            if scheme == "rtsp-udp" { options.rtspTransport = .udp }
+            let camera = try CaptureDevice.networkCamera(url: url, options: options)
             #expect(camera.deviceType == .network)
             #expect(camera.formats.count == 1)
             #expect(camera.activeFormat.width == 320 && camera.activeFormat.height == 240, "\(camera.activeFormat)")
@@ -145,11 +158,13 @@ extension RealTimeCaptureTests {
             #expect(await recorder.samples.wait(forCount: count + 5, timeout: .seconds(30)))
         }
 
-        /// Credentials: the right password works and appears nowhere; a wrong one is
-        /// `.notAuthorized` without the password in the message.
-        @Test func anRTSPCameraWithAPasswordKeepsItSecret() async throws {
+        /// Credentials, by Basic and by Digest authentication: the right password works and
+        /// appears nowhere; a wrong one is `.notAuthorized` without the password in the message.
+        @Test(arguments: [false, true])
+        func anRTSPCameraWithAPasswordKeepsItSecret(digest: Bool) async throws {
             let password = "s3cr3t-pw-\(UInt16.random(in: 1000...9999))"
-            let server = try RTSPCameraServer.start(user: "viewer", password: password)
+            let server = digest ? try RTSPCameraServer.start(digestUser: "viewer", password: password)
+                : try RTSPCameraServer.start(user: "viewer", password: password)
             defer { server.stop() }
             let camera = try CaptureDevice.networkCamera(url: server.url(), options: Self.quick)
             #expect(!camera.uniqueID.contains(password) && !camera.localizedName.contains(password) && !camera.description.contains(password))
