@@ -136,5 +136,56 @@ extension RealTimeCaptureTests {
             let resolved = try CaptureDevice.device(resolving: url, mediaType: .audio)
             #expect(resolved.hasMediaType(.audio) && resolved.deviceType == .network)
         }
+
+        /// The camera's encoder dies and comes back: the camera and its microphone go away
+        /// together (one interruption), the session's interruption ends once the connection is back,
+        /// the sound goes on after a reported gap (sample numbers jump with the time), and the
+        /// recording holds sound from both sides.
+        @Test func aNetworkCamerasSoundComesBackWithIt() async throws {
+            let feed = try RTMPCameraFeed.start(flashingAndBeeping: true)
+            defer { feed.stop() }
+            let camera = try CaptureDevice.networkCamera(url: feed.rtmpURL, options: NetworkCameraTests.quick)
+            let microphone = try #require(camera.companionMicrophone)
+            let audio = CaptureAudioDataOutput()
+            let sound = SampleRecorder(label: "tests.network.sound.return")
+            sound.attach(to: audio)
+            let movie = CaptureMovieFileOutput()
+            movie.interruptionBehavior = .continueRecording
+            let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [audio, movie])
+            try session.addInput(CaptureDeviceInput(device: microphone))
+            let events = EventRecorder(session)
+            let file = MovieFiles.path("network-sound-return", "mkv")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try await session.start()
+            defer { try? session.stopRunning() }
+            try movie.startRecording(to: file)
+            #expect(await pollUntil { movie.recordedDuration.seconds >= 2 })
+            feed.killPublisher()
+            #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: camera.uniqueID)), timeout: .seconds(20)),
+                    "\(events.events.items)")
+            let before = try #require(sound.samples.items.last)
+            try feed.publish()
+            #expect(await events.wait(for: .interruptionEnded, timeout: .seconds(30)), "\(events.events.items)")
+            #expect(await sound.samples.wait(timeout: .seconds(30), until: { (items: [ReceivedSample]) in
+                items.filter { $0.sequenceNumber > before.sequenceNumber }.count >= 50
+            }))
+            #expect(await pollUntil { movie.recordedDuration.seconds >= 6 })
+            let recorded = await movie.finishRecording()
+            try await session.stop()
+            // One interruption for the two devices of the one connection, and one end of it.
+            #expect(events.events.items.filter { if case .wasInterrupted = $0 { true } else { false } }.count == 1, "\(events.events.items)")
+            #expect(events.events.items.filter { $0 == .interruptionEnded }.count == 1, "\(events.events.items)")
+            let after = try #require(sound.samples.items.first { $0.sequenceNumber > before.sequenceNumber })
+            let away = after.sample.presentationTimeStamp.value - (before.sample.presentationTimeStamp.value + Int64(before.sample.audioBuffer?.frameCount ?? 0))
+            let skipped = Int64(after.sequenceNumber) - Int64(before.sequenceNumber) - Int64(before.sample.audioBuffer?.frameCount ?? 0)
+            #expect(away > 0 && away == skipped, "the time away (\(away) samples) is the samples skipped (\(skipped))")
+            let accounting = SampleNumberAccounting(sound.log.items)
+            #expect(accounting.isComplete, "\(accounting)")
+            #expect(recorded.error == nil || recorded.error?.recordingSuccessfullyFinished == true, "\(String(describing: recorded.error))")
+            let (_, beeps) = try FlashAndBeep.flashesAndBeeps(in: file)
+            let gapStart = Double(recorded.videoGaps.first?.start.seconds ?? 0)
+            #expect(beeps.contains { Double($0) / 1e9 < gapStart } && beeps.contains { Double($0) / 1e9 > gapStart },
+                    "beeps in the file \(beeps.map { Double($0) / 1e9 }) around the gap at \(gapStart) s")
+        }
     }
 }
