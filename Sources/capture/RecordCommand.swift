@@ -18,6 +18,8 @@ enum RecordCommand: Command {
         .value("codec", "C", "video codec: h264 (default), hevc, mjpeg; a network camera's own\nH.264 or HEVC by default, stored as it came"),
         .flag("transcode", "decode and encode a network camera's video again instead of storing\nit as it came"),
         .value("fragment", "T", "write a self-contained fragment every T (default 1s; 0 = off)"),
+        .value("segment", "T", "split the recording into files of T (60s, at least 1s), cut on the\nclock's multiples of T: OUT is then a folder (made if missing) of\nsegment-YYYYMMDD-HHMMSS.mp4 files and their index, segments.jsonl"),
+        .value("retain", "LIMIT", "with --segment: keep at most this age (24h, 90m) or size (10GB,\n500MB) of segments, deleting the oldest whole ones"),
         .flag("unpaced", "read file: devices as fast as the encoder goes, not in real time"),
         .flag("quiet", "no progress line"),
         .flag("save-to-library", "also put the finished movie into the media library (a copy; OUT\nstays) and write its 100-pixel cover image beside OUT (OUT.cover.jpg)"),
@@ -27,6 +29,7 @@ enum RecordCommand: Command {
     static let usage = """
         usage: capture record OUT [--device ID] [--audio-device ID | --no-audio] [--duration T]
                               [--preset P] [--codec h264|hevc|mjpeg] [--transcode] [--fragment T]
+                              [--segment T [--retain LIMIT]]
                               [--unpaced] [--quiet]
                               [--save-to-library [--root DIR]]
 
@@ -35,6 +38,8 @@ enum RecordCommand: Command {
         the file is finished properly. On a terminal a progress line shows elapsed time, frame
         rate, dropped samples and size. Exit status 0 when the file is complete; 73 when the
         disk filled up (the file then plays up to its last fragment); 1 for other failures.
+        With --segment, OUT is a folder of segments, each cut on a keyframe at the clock's
+        multiples of T and playable alone; --retain deletes the oldest beyond an age or size.
 
         \(CommandOption.helpText(for: options))
 
@@ -45,7 +50,9 @@ enum RecordCommand: Command {
         let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.count == 1 else { throw UsageError("give exactly one output file") }
         if arguments.value("root") != nil, !arguments.has("save-to-library") { throw UsageError("--root goes with --save-to-library") }
-        let url = try CommandPath.output(arguments.positional[0])
+        let segmentation = try segmentation(arguments)
+        if segmentation != nil, arguments.has("save-to-library") { throw UsageError("--save-to-library takes one movie, not --segment's folder") }
+        let url = try segmentation.map { _ in try segmentFolder(arguments.positional[0]) } ?? CommandPath.output(arguments.positional[0])
         // The library is opened before recording, so an unusable one costs no recording.
         let library = arguments.has("save-to-library") ? try CommandPath.library(arguments) : nil
         let duration = try arguments.duration("duration")
@@ -114,7 +121,11 @@ enum RecordCommand: Command {
         // Armed before the session starts, so the first frame is recorded (an unpaced file
         // would otherwise be half read before recording began).
         let finished = RecordingWaiter()
-        try movie.startRecording(to: url, recordingDelegate: finished)
+        if let segmentation {
+            try movie.startRecording(toFolder: url, segmentation: segmentation, recordingDelegate: finished)
+        } else {
+            try movie.startRecording(to: url, recordingDelegate: finished)
+        }
         do {
             try session.startRunning()
         } catch {
@@ -150,6 +161,43 @@ enum RecordCommand: Command {
 }
 
 extension RecordCommand {
+    /// `--segment T [--retain LIMIT]` as segmentation settings; nil without `--segment`.
+    static func segmentation(_ arguments: Arguments) throws -> MovieSegmentation? {
+        guard let duration = try arguments.duration("segment") else {
+            if arguments.value("retain") != nil { throw UsageError("--retain goes with --segment") }
+            return nil
+        }
+        var segmentation = MovieSegmentation()
+        segmentation.duration = duration
+        if let limit = arguments.value("retain") {
+            let units: [(suffix: String, bytes: Double)] = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)]
+            if let unit = units.first(where: { limit.uppercased().hasSuffix($0.suffix) }) {
+                guard let number = Double(limit.dropLast(unit.suffix.count)), number > 0, number.isFinite else {
+                    throw UsageError("--retain must look like 24h, 90m, 10GB or 500MB, not '\(limit)'")
+                }
+                segmentation.maximumBytes = Int64(number * unit.bytes)
+            } else {
+                guard let age = try? arguments.duration("retain") else {
+                    throw UsageError("--retain must look like 24h, 90m, 10GB or 500MB, not '\(limit)'")
+                }
+                segmentation.maximumAge = .nanoseconds(age.nanoseconds ?? 0)
+            }
+        }
+        return segmentation
+    }
+
+    /// The folder `word` names for segments, made if missing.
+    static func segmentFolder(_ word: String) throws -> URL {
+        guard !word.isEmpty else { throw UsageError("OUT is empty: give a folder for the segments") }
+        let url = URL(fileURLWithPath: word)
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw CaptureError(.fileError, "cannot make the folder \(url.path) for the segments", path: url.path)
+        }
+        return url
+    }
+
     /// Copies the finished movie into the library and writes its cover image beside it, as the
     /// seed's capture manager does after recording.
     static func saveToLibrary(_ url: URL, in library: MediaLibrary) throws {

@@ -129,6 +129,10 @@ package final class VideoEncoder {
         av_packet_free(&packet)
     }
 
+    /// Makes the next frame a keyframe (an IDR picture: nothing after it refers to anything
+    /// before), where a file is to be cut.
+    package func requestKeyframe() { forcesKeyframe = true }
+
     /// Changes the target bit rate (and its one-second buffer) while encoding, from the next
     /// frame, which is made a keyframe: the new rate starts a group of its own. libx264 applies
     /// it without a new stream header (`x264_encoder_reconfig`).

@@ -78,6 +78,8 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
     private let lastMovie = Mutex<RecordedMovie?>(nil)
 
     /// A movie file output with default settings (H.264 + AAC, 1 s fragments).
+    private let segmentStreams = Broadcast<MovieSegmentEvent>()
+
     public override init() {
         super.init()
     }
@@ -216,15 +218,51 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
         try begin(url, series: series)
     }
 
-    /// Starts recording one file of `series`.
+    /// Starts a recording split into files of ``MovieSegmentation/duration`` in `folder` (an
+    /// existing, writable folder): `segment-YYYYMMDD-HHMMSS.mp4`, … each starting on a keyframe at
+    /// a boundary of the wall clock (every whole minute by default), one after the other with no
+    /// frame and no sample lost or doubled between them, each playable alone, written in
+    /// fragments while it grows (a crash leaves every earlier segment whole and the current one
+    /// playable to its last fragment) and indexed in `segments.jsonl` once finished. The
+    /// retention limits delete the oldest whole segments. ``segmentEvents`` tells of each
+    /// segment; the delegate hears the recording as one, `didFinishRecording` with `folder`
+    /// once the last segment is complete. A camera's H.264/HEVC stored as it came is cut at its
+    /// first keyframe after each boundary.
+    ///
+    /// ```swift
+    /// var segments = MovieSegmentation()
+    /// segments.maximumAge = .seconds(24 * 3600)
+    /// try movie.startRecording(toFolder: URL(fileURLWithPath: "/var/lib/dashcam"), segmentation: segments)
+    /// ```
+    ///
+    /// Throws what ``startRecording(to:recordingDelegate:queue:)`` throws, `.fileError` for a
+    /// folder that is missing or not writable, `.invalidArgument` for a duration under a second,
+    /// `.unsupportedFormat` for an extension other than mp4, mov or mkv.
+    public func startRecording(toFolder folder: URL, segmentation: MovieSegmentation = MovieSegmentation(),
+                               recordingDelegate delegate: (any CaptureFileOutputRecordingDelegate)? = nil,
+                               queue: DispatchQueue? = nil) throws(CaptureError) {
+        let waiting = state.withLock { $0.series?.isWaiting == true }
+        guard !waiting else { throw .invalidState("a recording waits for its devices to return; stop it first") }
+        var series = MovieRecordingSeries(first: folder, delegate: delegate, queue: queue ?? state.withLock { $0.queue })
+        series.segmentation = segmentation
+        try begin(folder, series: series)
+    }
+
+    /// A new stream of a segmented recording's events: each segment started, finished, failed,
+    /// or deleted by retention. Every access makes an independent stream.
+    public var segmentEvents: AsyncStream<MovieSegmentEvent> { segmentStreams.makeStream(bufferingPolicy: .bufferingNewest(256)) }
+
+    /// Starts recording one file of `series` (or, segmented, one run of segments).
     private func begin(_ url: URL, series: MovieRecordingSeries) throws(CaptureError) {
         guard session != nil else {
             throw .invalidState("startRecording(to:) needs the output in a session")
         }
-        guard let container = MovieMuxer.Container(url: url) else {
-            throw CaptureError(.unsupportedFormat, "unknown movie extension '.\(url.pathExtension)': use .mov, .mp4 or .mkv", path: url.path)
+        let segments = try series.segmentation.map { (segmentation) throws(CaptureError) in try segmentFolder(url, segmentation) }
+        let named = segments.map { URL(fileURLWithPath: "x.\($0.segmentation.fileExtension)") } ?? url
+        guard let container = MovieMuxer.Container(url: named) else {
+            throw CaptureError(.unsupportedFormat, "unknown movie extension '.\(named.pathExtension)': use .mov, .mp4 or .mkv", path: url.path)
         }
-        guard !FileManager.default.fileExists(atPath: url.path) else {
+        guard segments != nil || !FileManager.default.fileExists(atPath: url.path) else {
             throw CaptureError(.fileError, "\(url.path) already exists; a recording never overwrites a file", path: url.path)
         }
         let connections = self.connections.filter(\.isEnabled)
@@ -235,16 +273,25 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
         }
         let configuration = MovieRecording.Configuration(
             url: url, container: container, video: tracks.video, audio: tracks.audio,
-            fragmentInterval: limits.fragmentInterval.isNumeric && limits.fragmentInterval > .zero ? limits.fragmentInterval : nil,
+            // Segments are fragmented by their sink, each of them; the file size limit is a file's.
+            fragmentInterval: segments == nil && limits.fragmentInterval.isNumeric && limits.fragmentInterval > .zero ? limits.fragmentInterval : nil,
             maxDuration: limits.maxDuration.isNumeric && limits.maxDuration > .zero ? limits.maxDuration : nil,
-            maxFileSize: limits.maxFileSize > 0 ? limits.maxFileSize : nil,
+            maxFileSize: segments == nil && limits.maxFileSize > 0 ? limits.maxFileSize : nil,
             minFreeDiskSpace: limits.minFreeDiskSpace > 0 ? limits.minFreeDiskSpace : nil,
             metadata: limits.metadata, holdBack: tracks.holdBack)
 
         let alreadyRecording = state.withLock { $0.recording != nil }
         guard !alreadyRecording else { throw .invalidState("a recording is already under way; stop it first") }
         // Opening encoders takes a while: done outside the lock the device threads read.
-        let recording = try MovieRecording(configuration) { [weak self] event in self?.recordingEvent(event) }
+        let sink = segments.map { folder in
+            SegmentingSink(folder: folder, container: container, frameDuration: tracks.video?.frameDuration ?? .zero) { [segmentStreams] event in
+                segmentStreams.yield(event)
+            }
+        }
+        let recording = try MovieRecording(configuration, sink: sink) { [weak self, weak sink] event in
+            if case .started(let origin) = event { sink?.setOrigin(origin) }
+            self?.recordingEvent(event)
+        }
         try state.withLock { (state) throws(CaptureError) in
             guard state.recording == nil else {
                 recording.cancel()
@@ -374,6 +421,21 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
             let delegate = series.delegate
             series.queue.async { delegate?.fileOutput(self, didFinishRecordingTo: url, from: connections, error: error) }
         }
+    }
+
+    /// The folder of a segmented recording, checked.
+    private func segmentFolder(_ url: URL, _ segmentation: MovieSegmentation) throws(CaptureError) -> SegmentFolder {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue, access(url.path, W_OK) == 0 else {
+            throw CaptureError(.fileError, "\(url.path) is not a folder segments can be written to", path: url.path)
+        }
+        guard segmentation.duration.isNumeric, segmentation.duration >= MediaTime(value: 1, timescale: 1) else {
+            throw .invalidArgument("a segment of \(segmentation.duration.seconds) s is too short (1 s at least)")
+        }
+        guard !segmentation.namePrefix.isEmpty, !segmentation.namePrefix.contains("/") else {
+            throw .invalidArgument("'\(segmentation.namePrefix)' cannot start a segment's file name")
+        }
+        return SegmentFolder(url: url, segmentation: segmentation)
     }
 
     private func recordingEvent(_ event: MovieRecording.Event) {

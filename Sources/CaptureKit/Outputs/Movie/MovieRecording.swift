@@ -364,6 +364,7 @@ final class MovieRecording: @unchecked Sendable {
         } else {
             let target = VideoTarget(pixelFormat: encoder.pixelFormat, width: video.width, height: video.height)
             guard let frame = try sample.converted(to: target).pixelBuffer else { return }
+            if muxer.wantsKeyframe(at: fileTime) { encoder.requestKeyframe() }
             try encoder.encode(frame, pts: pts90k, duration: duration90k, write: writeVideo)
         }
         if let step = pendingStep {

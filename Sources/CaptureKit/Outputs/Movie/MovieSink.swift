@@ -35,11 +35,15 @@ protocol MovieSink: AnyObject {
     func closeFile()
     /// Ends after a failed write, dropping what it left half written.
     func closeFileDroppingPartialWrite()
+    /// Whether the frame at `fileTime` should be a keyframe (a sink that cuts files there).
+    func wantsKeyframe(at fileTime: MediaTime) -> Bool
 }
 
 extension MovieMuxer: MovieSink {}
 
 extension MovieSink {
+    func wantsKeyframe(at fileTime: MediaTime) -> Bool { false }
+
     /// Streams and pre-roll clips re-encode: they cut and restart where the camera's own
     /// keyframes need not fall.
     func addVideo(copying parameters: CodecParameters, rotation: Double, mirrored: Bool) throws(CaptureError) {

@@ -6,6 +6,14 @@ import Foundation
 /// stream output starts while it streams. Written in fragments (a crash leaves what was written
 /// playable) and made an ordinary file when finished. Used on the encode's thread.
 final class PacketClip {
+    /// Where a clip's video track comes from.
+    enum VideoSource {
+        /// An open encoder's packets.
+        case encoder(VideoEncoder)
+        /// A camera's packets as it coded them (pass-through).
+        case copying(CodecParameters)
+    }
+
     let url: URL
     /// The first frame's presentation time, on the encode's timeline.
     let start: MediaTime
@@ -15,15 +23,24 @@ final class PacketClip {
     /// The first packet's timestamp in its time base: what every packet is moved back by.
     private let offset: Int64
     private let offsetTimeBase: AVRational
+    /// Whether sound from before the first frame is written too (the start of a recording: the
+    /// encoder's priming).
+    private let keepsEarlierSound: Bool
 
     /// Opens `url` for the encode's tracks, to start at `first` (a video keyframe's packet, or
-    /// the first packet of sound alone), which the first ``put(_:)`` writes.
-    init(url: URL, container: MovieMuxer.Container, video: VideoEncoder?, rotation: Double, mirrored: Bool, audio: AudioEncoder?,
-         metadata: MovieMetadata, fragmentInterval: MediaTime, startingAt first: HeldPacket) throws(CaptureError) {
+    /// the first packet of sound alone), which the first ``put(_:)`` writes; sound from before it
+    /// is left out unless `keepingEarlierSound`.
+    init(url: URL, container: MovieMuxer.Container, video: VideoSource?, rotation: Double, mirrored: Bool, audio: AudioEncoder?,
+         metadata: MovieMetadata, fragmentInterval: MediaTime, startingAt first: HeldPacket, keepingEarlierSound: Bool = false) throws(CaptureError) {
         self.url = url
+        keepsEarlierSound = keepingEarlierSound
         muxer = try MovieMuxer(path: url.path, container: container)
         do throws(CaptureError) {
-            if let video { try muxer.addVideo(video, rotation: rotation, mirrored: mirrored) }
+            switch video {
+            case .encoder(let encoder): try muxer.addVideo(encoder, rotation: rotation, mirrored: mirrored)
+            case .copying(let parameters): try muxer.addVideo(copying: parameters, rotation: rotation, mirrored: mirrored)
+            case nil: break
+            }
             if let audio { try muxer.addAudio(audio) }
             try muxer.start(metadata: metadata, startDate: Date(), fragmentInterval: fragmentInterval)
         } catch {
@@ -37,9 +54,9 @@ final class PacketClip {
     }
 
     /// Writes `packet`, moved back to the clip's time zero; a packet from before the clip's
-    /// start (sound encoded ahead of the keyframe) is left out.
+    /// start (sound encoded ahead of the keyframe) is left out, unless it is sound the clip keeps.
     func put(_ packet: HeldPacket) throws(CaptureError) {
-        guard packet.time >= start else { return }
+        guard packet.time >= start || keepsEarlierSound && packet.track == .audio else { return }
         try packet.lend(shiftedBack: av_rescale_q(offset, offsetTimeBase, packet.timeBase)) { (lent) throws(CaptureError) in try muxer.write(lent) }
         if packet.track == .video { lastVideo = packet.time }
     }

@@ -123,6 +123,51 @@ extension RealTimeCaptureTests {
             try await checkPassThrough(feed.url, name: "srt-hevc", watching: false, loopLength: 60, codec: .hevc)
         }
 
+        /// Segments of a camera's H.264 stored as it came: each is cut at the camera's first
+        /// keyframe after a boundary, and one after the other they hold the server's packets, a
+        /// run of what `ffmpeg -c copy` stored, none lost or doubled at a cut.
+        @Test func aSegmentedRecordingOfANetworkCameraCutsAtItsKeyframes() async throws {
+            let feed = try RTMPCameraFeed.start()
+            defer { feed.stop() }
+            let reference = MovieFiles.path("segments-ffmpeg", "mp4")
+            defer { try? FileManager.default.removeItem(at: reference) }
+            let copying = Task.detached {
+                try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-i", feed.rtmpURL, "-c", "copy", "-an", "-t", "12", reference.path])
+            }
+            let camera = try CaptureDevice.networkCamera(url: feed.rtmpURL, options: NetworkCameraTests.quick)
+            let movie = CaptureMovieFileOutput()
+            let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [movie])
+            let folder = FileFixtures.directory.appendingPathComponent("network-segments-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let events = Recorder<MovieSegmentEvent>()
+            let stream = movie.segmentEvents
+            let listener = Task { for await event in stream { events.append(event) } }
+            defer { listener.cancel() }
+            try await session.start()
+            defer { try? session.stopRunning() }
+            var segmentation = MovieSegmentation()
+            segmentation.duration = MediaTime(value: 2, timescale: 1)
+            try movie.startRecording(toFolder: folder, segmentation: segmentation)
+            #expect(await pollUntil { movie.recordedDuration.seconds >= 7 })
+            let recorded = await movie.finishRecording()
+            try await session.stop()
+            _ = try await copying.value
+            #expect(recorded.error == nil, "\(String(describing: recorded.error))")
+            let segments = events.items.compactMap { if case .finished(let segment) = $0 { segment } else { nil } }
+            #expect(segments.count >= 3, "\(events.items)")
+            var hashes: [String] = []
+            for segment in segments {
+                let packets = try ProbedMovie.videoPacketHashes(segment.url)
+                #expect(packets.first?.key == true, "\(segment.url.lastPathComponent) starts at a keyframe")
+                #expect(packets.count == segment.videoFrameCount)
+                try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", segment.url.path, "-f", "null", "-"])
+                hashes += packets.map(\.hash)
+            }
+            let sent = try ProbedMovie.videoPacketHashes(reference).map(\.hash)
+            let start = try #require(sent.firstIndex(of: hashes[0]), "the first packet is one ffmpeg stored")
+            #expect(Array(sent.dropFirst(start).prefix(hashes.count)) == hashes, "every packet as the server sent it, across the cuts")
+        }
+
         @Test func anRTMPCameraIsRecordedAsItSentIt() async throws {
             let feed = try RTMPCameraFeed.start()
             defer { feed.stop() }

@@ -148,5 +148,49 @@ extension RealTimeCaptureTests {
             timeline.expectDurationMatches(probe)
             try timeline.expectInSync(probe)
         }
+
+        /// A segmented recording (`capture record DIR --segment 1s`) killed mid-segment: every
+        /// segment the index lists is whole (decodes from start to end without error and holds
+        /// the frames the index says), and the one being written plays to within a second of
+        /// the kill.
+        @Test func sigkillLeavesEverySegmentWholeAndTheCurrentOnePlayable() async throws {
+            let folder = FileFixtures.directory.appendingPathComponent("killed-segments-\(UUID().uuidString.prefix(8))")
+            let (child, terminal) = try startRecording([folder.path, "--segment", "1s", "--preset", "vga640x480", "--no-audio"],
+                                                       output: FileHandle.nullDevice)
+            defer { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
+            _ = try await waitUntilRecorded(1, terminal)
+            let index = folder.appendingPathComponent(SegmentFolder.indexName)
+            @Sendable func entries() -> [[String: Any]] {
+                ((try? String(contentsOf: index, encoding: .utf8)) ?? "").split(separator: "\n")
+                    .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            }
+            let indexed = await pollUntil(timeout: .seconds(60)) { entries().count >= 3 }
+            #expect(indexed, "segments indexed: \(entries().count)")
+            // Somewhere inside a segment, at a moment of the test's choosing.
+            try await Task.sleep(for: .milliseconds(Int.random(in: 300...900)))
+            let killed = Date().timeIntervalSince1970
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            let listed = entries()
+            for entry in listed {
+                let file = folder.appendingPathComponent(try #require(entry["file"] as? String))
+                try FileFixtures.run("ffmpeg", ["-v", "error", "-xerror", "-i", file.path, "-f", "null", "-"])
+                let timeline = try MovieTimeline(file.path, frameDuration: MediaTime(value: 1, timescale: 30))
+                #expect(timeline.frames == entry["videoFrames"] as? Int, "\(file.lastPathComponent): \(timeline.frames) frames, index \(entry)")
+            }
+            let names = Set(listed.compactMap { $0["file"] as? String })
+            // The one being written, and at most one cut just before the kill and not yet
+            // indexed: each plays.
+            let current = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".mp4") && !names.contains($0) }.sorted()
+            #expect(current.count >= 1 && current.count <= 2, "segments not indexed: \(current)")
+            for name in current { #expect(readableSeconds(folder.appendingPathComponent(name).path) > 0, "\(name) plays") }
+            if current.count == 1, let name = current.first, let last = listed.last, let start = last["start"] as? Double,
+               let duration = last["duration"] as? Double {
+                // The current segment began where the last listed one ended.
+                let readable = readableSeconds(folder.appendingPathComponent(name).path)
+                let written = killed - (start + duration)
+                #expect(written - readable <= 1.0, "\(name): killed \(written) s in, \(readable) s readable")
+            }
+        }
     }
 }

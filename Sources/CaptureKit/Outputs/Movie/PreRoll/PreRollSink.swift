@@ -148,7 +148,7 @@ final class PreRollSink: MovieSink, @unchecked Sendable {
         do throws(CaptureError) {
             var clipMetadata = metadata
             clipMetadata.comment = trigger.reason
-            let file = try PacketClip(url: url, container: .mov, video: video, rotation: rotation, mirrored: mirrored, audio: audioEncoder,
+            let file = try PacketClip(url: url, container: .mov, video: .encoder(video), rotation: rotation, mirrored: mirrored, audio: audioEncoder,
                                       metadata: clipMetadata, fragmentInterval: settings.fragmentInterval, startingAt: keyframe)
             let start = file.start
             let open = Clip(file: file, reason: trigger.reason, trigger: fileTime, end: min(fileTime + settings.postRoll, start + settings.longestClip))

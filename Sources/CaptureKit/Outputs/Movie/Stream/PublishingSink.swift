@@ -166,7 +166,7 @@ final class PublishingSink: MovieSink, @unchecked Sendable {
         if let url = clipWaiting, packet.isVideoKeyframe || videoEncoder == nil {
             clipWaiting = nil
             do throws(CaptureError) {
-                clip = try PacketClip(url: url, container: MovieMuxer.Container(url: url) ?? .mov, video: videoEncoder, rotation: rotation,
+                clip = try PacketClip(url: url, container: MovieMuxer.Container(url: url) ?? .mov, video: videoEncoder.map(PacketClip.VideoSource.encoder), rotation: rotation,
                                       mirrored: mirrored, audio: audioEncoder, metadata: metadata,
                                       fragmentInterval: MediaTime(value: 125_000, timescale: 1_000_000), startingAt: packet)
                 onEvent(.recordingStarted(url))
