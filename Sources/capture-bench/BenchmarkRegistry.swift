@@ -8,6 +8,7 @@ enum BenchmarkRegistry {
         StreamBenchmark(),
         NetworkRecordBenchmark(),
         NetworkFrameAgeBenchmark(),
+        GlassToGlassBenchmark(),
         ScanBenchmark(),
         MotionBenchmark(),
         WebPreviewBenchmark(),

@@ -1,5 +1,9 @@
+import Glibc
+
 /// The moment a frame was made, painted into its picture by ``StampedRTSPCamera`` and read back
-/// from the luma of the decoded frame by both readers of `network-frame-age`.
+/// from the luma of the decoded frame by both readers of `network-frame-age`; painted by
+/// ``paint(_:into:bytesPerRow:)`` into `glass-to-glass`'s pictures (there a frame's loop
+/// position for CaptureKit's camera, the clock for ffmpeg's input: see ``GlassFrames``).
 ///
 /// Three lines of ``columns`` blocks of ``block``×``block`` pixels at the top left, one bit
 /// each (black 0, white 1), most significant first: the high and the low 32 bits of the
@@ -22,6 +26,23 @@ enum FrameStamp {
         var offset = 0
         var width: Int
         var height: Int
+    }
+
+    /// Paints `value` into a planar 8-bit luma plane at least ``columns`` × ``block`` wide and
+    /// three blocks high, as ``read(_:)`` reads it (the Python painter of ``StampedRTSPCamera``
+    /// writes the same layout).
+    static func paint(_ value: Int64, into luma: UnsafeMutableRawBufferPointer, bytesPerRow: Int) {
+        let bits = UInt64(bitPattern: value)
+        let high = UInt32(truncatingIfNeeded: bits >> 32), low = UInt32(truncatingIfNeeded: bits)
+        precondition(bytesPerRow >= columns * block && luma.count >= (3 * block - 1) * bytesPerRow + columns * block)
+        for (line, word) in [high, low, high ^ low ^ check].enumerated() {
+            for column in 0..<columns {
+                let shade: Int32 = (word >> UInt32(columns - 1 - column)) & 1 == 1 ? 0xFF : 0x00
+                for y in (line * block)..<((line + 1) * block) {
+                    memset(luma.baseAddress! + y * bytesPerRow + column * block, shade, block)
+                }
+            }
+        }
     }
 
     /// The stamp in `luma`, nil when it cannot be read: the picture is too small, a block's

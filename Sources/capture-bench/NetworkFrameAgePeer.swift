@@ -77,8 +77,9 @@ struct NetworkFrameAgePeer {
         return ages
     }
 
-    /// Reads exactly `buffer.count` bytes; false at the end of the pipe before that.
-    private static func readFully(_ descriptor: Int32, into buffer: inout [UInt8]) -> Bool {
+    /// Reads exactly `buffer.count` bytes; false at the end of the pipe before that. Also how
+    /// `glass-to-glass`'s receiver (``GlassReceiver``) reads its frames.
+    static func readFully(_ descriptor: Int32, into buffer: inout [UInt8]) -> Bool {
         buffer.withUnsafeMutableBytes { bytes in
             var filled = 0
             while filled < bytes.count {
