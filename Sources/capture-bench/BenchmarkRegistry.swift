@@ -5,6 +5,7 @@ enum BenchmarkRegistry {
         DeliveryBenchmark(),
         PhotoBenchmark(),
         RecordBenchmark(),
+        SegmentBenchmark(),
         StreamBenchmark(),
         NetworkRecordBenchmark(),
         NetworkFrameAgeBenchmark(),

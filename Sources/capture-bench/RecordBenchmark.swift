@@ -53,40 +53,23 @@ struct RecordBenchmark: Benchmark {
                          + "gstreamer1.0-libav): no gst rows")
         }
 
-        var runs = [[RecordRun]](repeating: [], count: jobs.count)
-        var skipped: [Int: String] = [:]
-        for _ in 0..<Self.runs {
-            for (index, job) in jobs.enumerated() where skipped[index] == nil {
-                defer { unlink(job.outputPath) }
-                do {
-                    var run = try job.run(scratchDirectory: scratch)
-                    run.counts = try RecordProbe.count(job.outputPath, ffprobe: ffprobe)
-                    if job.tool == "CaptureKit", run.counts.video != inputs.frames || run.counts.audio == 0 {
-                        throw BenchError("\(job.label): the movie has \(run.counts.video) video frames (expected \(inputs.frames)) "
-                                         + "and \(run.counts.audio) audio packets (expected some)")
-                    }
-                    runs[index].append(run)
-                } catch let error where job.tool != "CaptureKit" {
-                    // A peer that is missing an element (x264enc, avenc_aac) or fails is left
-                    // out; CaptureKit failing is the benchmark failing.
-                    skipped[index] = "\(error)"
-                }
+        let rounds = try RecordRounds(jobs, rounds: Self.runs) { job in
+            defer { unlink(job.outputPath) }
+            var run = try job.run(scratchDirectory: scratch)
+            run.counts = try RecordProbe.count(job.outputPath, ffprobe: ffprobe)
+            if job.tool == "CaptureKit", run.counts.video != inputs.frames || run.counts.audio == 0 {
+                throw BenchError("\(job.label): the movie has \(run.counts.video) video frames (expected \(inputs.frames)) "
+                                 + "and \(run.counts.audio) audio packets (expected some)")
             }
+            return run
         }
-        for (index, reason) in skipped.sorted(by: { $0.key < $1.key }) {
-            let packages = (jobs[index] as? RecordPeer).map { " (needs \($0.packages))" } ?? ""
-            notes.append("\(jobs[index].label): skipped, \(reason)\(packages)")
-        }
+        notes += rounds.skippedNotes
 
         var rows: [Measurement] = []
         var medians: [Median] = []
-        for (index, job) in jobs.enumerated() where skipped[index] == nil && !runs[index].isEmpty {
-            let median = runs[index].sorted { $0.cpuSeconds < $1.cpuSeconds }[runs[index].count / 2]
-            let row = Measurement(label: job.label, tool: job.tool, frames: median.counts.video, delivered: nil,
-                                  dropped: median.droppedSamples, unaccounted: nil,
-                                  wallSeconds: median.wallSeconds, cpuSeconds: median.cpuSeconds,
-                                  peakRSSBytes: median.peakRSSBytes, peakRSSScope: median.peakRSSScope, cpuRatio: nil)
-            medians.append((job, median, row))
+        for (index, job) in jobs.enumerated() {
+            guard let median = rounds.median(index) else { continue }
+            medians.append((job, median, RecordRounds.row(job, median)))
         }
         // Each row's CPU ratio is against the ffmpeg row with the same keyframe interval.
         for entry in medians {
@@ -97,7 +80,7 @@ struct RecordBenchmark: Benchmark {
             rows.append(row)
         }
 
-        notes += Self.readingNotes(inputs: inputs, medians: medians, allRuns: zip(jobs, runs).map { ($0, $1) })
+        notes += Self.readingNotes(inputs: inputs, medians: medians, allRuns: zip(jobs, rounds.runs).map { ($0, $1) })
         return BenchmarkReport(name: name, summary: summary, rows: rows, notes: notes)
     }
 

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import Glibc
 
-/// CaptureKit's side of `record-1080p`, in this process through the public API — what
+/// CaptureKit's side of `record-1080p` (and, segmented, of `segment-1080p`), in this process through the public API — what
 /// `capture record OUT --device file:NUT --audio-device file:WAV --unpaced` does, without the
 /// process start-up: unpaced file devices (as fast as the encoder takes frames: a device is held
 /// back, not dropped from, while the encoder is behind), a movie output armed before the session
@@ -23,6 +23,8 @@ struct RecordCaptureKitCase: RecordJob {
     /// Set `MovieOutputSettings.keyframeInterval` to ``keyframeInterval`` frames; when false
     /// the default applies (one keyframe per fragment interval).
     let setsKeyframeInterval: Bool
+    /// Record in segments into the folder ``outputPath`` (`segment-1080p`) instead of one movie.
+    var segmentation: MovieSegmentation? = nil
 
     /// CaptureKit's defaults: 1 s fragments, so a keyframe every 30 frames at 30 fps.
     static func defaults(inputs: RecordInputs, outputPath: String) -> RecordCaptureKitCase {
@@ -39,7 +41,8 @@ struct RecordCaptureKitCase: RecordJob {
     }
 
     func run(scratchDirectory: String) throws -> RecordRun {
-        unlink(outputPath)
+        // A segmented recording's folder is made empty by its benchmark: it must exist.
+        if segmentation == nil { unlink(outputPath) }
         RecordHeap.trim()
         let wasReset = PeakMemory.reset()
         let before = ResourceSnapshot.now()
@@ -72,7 +75,12 @@ struct RecordCaptureKitCase: RecordJob {
         let events = DispatchQueue(label: "capture-bench.record.events")
         session.setDelegate(completion, queue: events)
         // Armed before the session starts: an unpaced file would otherwise be half read first.
-        try movie.startRecording(to: URL(fileURLWithPath: outputPath), recordingDelegate: completion, queue: events)
+        if let segmentation {
+            try movie.startRecording(toFolder: URL(fileURLWithPath: outputPath, isDirectory: true), segmentation: segmentation,
+                                     recordingDelegate: completion, queue: events)
+        } else {
+            try movie.startRecording(to: URL(fileURLWithPath: outputPath), recordingDelegate: completion, queue: events)
+        }
         do {
             try session.startRunning()
         } catch {

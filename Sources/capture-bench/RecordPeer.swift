@@ -33,13 +33,20 @@ struct RecordPeer: RecordJob {
     static func ffmpeg(inputs: RecordInputs, keyframeInterval: Int, outputPath: String) -> RecordPeer {
         RecordPeer(
             label: "ffmpeg libx264 veryfast, keyint \(keyframeInterval)", tool: "ffmpeg",
-            arguments: ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-                        "-f", "rawvideo", "-pix_fmt", "yuyv422", "-video_size", "\(inputs.width)x\(inputs.height)",
-                        "-framerate", String(inputs.frameRate), "-i", inputs.rawVideoPath, "-i", inputs.wavPath,
-                        "-map", "0:v:0", "-map", "1:a:0", "-pix_fmt", "yuv420p",
-                        "-c:v", "libx264", "-preset", "veryfast", "-g", String(keyframeInterval),
-                        "-c:a", "aac", "-b:a", "128k", outputPath],
+            arguments: ffmpegEncoding(inputs: inputs, keyframeInterval: keyframeInterval) + [outputPath],
             keyframeInterval: keyframeInterval, outputPath: outputPath, packages: "ffmpeg")
+    }
+
+    /// ffmpeg reading the raw YUYV file and the WAV and encoding them at the shared settings
+    /// (libx264 veryfast, its default CRF 23, yuv420p, AAC 128 kbit/s), up to the output: what
+    /// `record-1080p` and `segment-1080p` write differs, how they encode must not.
+    static func ffmpegEncoding(inputs: RecordInputs, keyframeInterval: Int) -> [String] {
+        ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+         "-f", "rawvideo", "-pix_fmt", "yuyv422", "-video_size", "\(inputs.width)x\(inputs.height)",
+         "-framerate", String(inputs.frameRate), "-i", inputs.rawVideoPath, "-i", inputs.wavPath,
+         "-map", "0:v:0", "-map", "1:a:0", "-pix_fmt", "yuv420p",
+         "-c:v", "libx264", "-preset", "veryfast", "-g", String(keyframeInterval),
+         "-c:a", "aac", "-b:a", "128k"]
     }
 
     /// The anchor's `a_gst_veryfast` pipeline with `key-int-max` set. `pass=qual quantizer=23

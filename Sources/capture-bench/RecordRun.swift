@@ -1,4 +1,4 @@
-/// One measured run of a `record-1080p` job, with what ffprobe counted in the file it wrote.
+/// One measured run of a `record-1080p` or `segment-1080p` job, with what ffprobe counted in the file it wrote.
 struct RecordRun: Sendable {
     var wallSeconds: Double
     /// User + system CPU of the job (the child's own rusage for a peer, this process's
@@ -14,4 +14,6 @@ struct RecordRun: Sendable {
     var rssAtSpawnBytes: Int?
     /// Packets per track of the output, filled in after the run.
     var counts = RecordProbe.Counts()
+    /// The segments a segmented job wrote, in recording order (`segment-1080p`); empty otherwise.
+    var segments: [SegmentProbe] = []
 }
