@@ -58,7 +58,9 @@ package final class VideoEncoder {
         package func x264Parameters(framesPerSecond: Double) -> String? {
             var options: [String] = []
             if keepsHeaders { options.append("cabac=1:8x8dct=1:weightp=1:weightb=1:bframes=3:b-pyramid=2") }
-            if lowLatency {
+            // Zero latency has no lookahead at all (x264's tune): one here would hold that many
+            // frames back again (200 ms at 30 fps, found by capture-bench's glass-to-glass row).
+            if lowLatency, !zeroLatency {
                 let defaultLookahead = [MovieOutputSettings.EncoderPreset.ultrafast: 0, .superfast: 0, .veryfast: 10, .faster: 20, .fast: 30][preset] ?? 40
                 options.append("sync-lookahead=0:rc-lookahead=\(min(defaultLookahead, max(3, Int((framesPerSecond * 0.2).rounded()))))")
             }

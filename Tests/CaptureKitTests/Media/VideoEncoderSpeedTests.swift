@@ -33,6 +33,10 @@ struct VideoEncoderSpeedTests {
         #expect(live.x264Parameters(framesPerSecond: 30) == "sync-lookahead=0:rc-lookahead=6")
         #expect(live.x264Parameters(framesPerSecond: 5) == "sync-lookahead=0:rc-lookahead=3")
         #expect(VideoEncoder.Speed.configured(settings).x264Parameters(framesPerSecond: 30) == nil)
+        // Zero latency (a stream, a pre-roll ring) keeps x264's tune: no lookahead at all.
+        var zero = live
+        zero.zeroLatency = true
+        #expect(zero.x264Parameters(framesPerSecond: 30) == nil)
     }
 
     @Test(arguments: [MovieMuxer.Container.mp4, .mkv])

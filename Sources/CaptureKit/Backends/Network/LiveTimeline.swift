@@ -35,6 +35,11 @@ struct LiveTimeline {
     /// jumped (a camera's clock reset, a stall, a rewound source).
     static let resyncNanoseconds: Int64 = 1_000_000_000
 
+    /// The least two frames of a track are dated apart when the anchor moved earlier (a frame,
+    /// or the sound, came sooner than those before implied): a millisecond, so a movie's clock
+    /// (90 kHz) still tells them apart.
+    static let minimumStepNanoseconds: Int64 = 1_000_000
+
     /// Arrival minus camera time on one clock, both nanoseconds: the least of them seen, the
     /// frame that travelled fastest.
     private struct Anchor {
@@ -73,7 +78,7 @@ struct LiveTimeline {
         } else if let streamTime {
             time = stream.date(streamTime, arrival: arrival, track: track) ?? arrival
         }
-        if let last = last[track], time <= last { time = last + 1 }
+        if let last = last[track], time < last + Self.minimumStepNanoseconds { time = last + Self.minimumStepNanoseconds }
         last[track] = time
         return time
     }

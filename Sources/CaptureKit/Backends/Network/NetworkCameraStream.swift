@@ -3,7 +3,7 @@
 /// recording that stores the camera's packets, nothing else) or the camera's stream is not
 /// started, it reads packets without decoding them. While the microphone's stream is started,
 /// the camera's sound read with them is decoded and handed to its sink first (it was read
-/// before the frame), on the same timeline and laid end to end by an ``AudioTimeline``, gaps
+/// before the frame), on the same timeline and laid end to end by a ``LiveSoundLayout``, gaps
 /// reported as dropped samples. When the connection breaks, the server ends
 /// the stream or no frame comes within the stall timeout, it reports `.disconnected` and
 /// connects again with capped backoff (``NetworkCameraOptions/reconnectDelay`` doubling up to

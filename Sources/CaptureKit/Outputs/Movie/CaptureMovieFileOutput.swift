@@ -77,9 +77,9 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
     private let state = Mutex(State())
     private let lastMovie = Mutex<RecordedMovie?>(nil)
 
-    /// A movie file output with default settings (H.264 + AAC, 1 s fragments).
     private let segmentStreams = Broadcast<MovieSegmentEvent>()
 
+    /// A movie file output with default settings (H.264 + AAC, 1 s fragments).
     public override init() {
         super.init()
     }
@@ -230,9 +230,11 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
     /// first keyframe after each boundary.
     ///
     /// ```swift
-    /// var segments = MovieSegmentation()
-    /// segments.maximumAge = .seconds(24 * 3600)
-    /// try movie.startRecording(toFolder: URL(fileURLWithPath: "/var/lib/dashcam"), segmentation: segments)
+    /// func recordADay(with movie: CaptureMovieFileOutput) throws {
+    ///     var segments = MovieSegmentation()
+    ///     segments.maximumAge = .seconds(24 * 3600)
+    ///     try movie.startRecording(toFolder: URL(fileURLWithPath: "/var/lib/dashcam"), segmentation: segments)
+    /// }
     /// ```
     ///
     /// Throws what ``startRecording(to:recordingDelegate:queue:)`` throws, `.fileError` for a

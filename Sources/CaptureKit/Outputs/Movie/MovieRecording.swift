@@ -115,6 +115,8 @@ final class MovieRecording: @unchecked Sendable {
     private let requestedBitRate = Mutex<Int?>(nil)
     private var bitRate: Int?
     private var lastSpaceCheck: MediaTime = .zero
+    /// The decode time of the last packet stored as the camera coded it (90 kHz).
+    private var lastCopiedDTS: Int64?
     private var finished = false
 
     /// How often the muxer cuts a fragment: an eighth of the interval asked for. A crash loses
@@ -378,8 +380,13 @@ final class MovieRecording: @unchecked Sendable {
     private func copyPackets(of sample: SampleBuffer, from first: Int, at fileTime: MediaTime, duration: Int64) throws(CaptureError) {
         let scale = VideoEncoder.timeBase.den
         for packet in sample.compressedFrames[first...] {
-            try copier.copy(packet, pts: (fileTime + packet.presentationOffset).convertScale(scale).value,
-                            dts: (fileTime + packet.decodeOffset).convertScale(scale).value, duration: duration, write: muxer.write)
+            var dts = (fileTime + packet.decodeOffset).convertScale(scale).value
+            // Decode times must grow, or the muxer refuses the packet and the recording ends: a
+            // camera's clock dated two packets within a tick (a jump it was re-anchored over).
+            if let last = lastCopiedDTS, dts <= last { dts = last + 1 }
+            lastCopiedDTS = dts
+            let pts = max(dts, (fileTime + packet.presentationOffset).convertScale(scale).value)
+            try copier.copy(packet, pts: pts, dts: dts, duration: duration, write: muxer.write)
         }
     }
 

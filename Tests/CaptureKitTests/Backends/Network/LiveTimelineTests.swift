@@ -32,7 +32,7 @@ struct LiveTimelineTests {
         #expect(last == 3_627 * ms)
         #expect(rewound == 3_641 * ms)
         // Unstamped frames are dated by their arrival, still after the last.
-        #expect(timeline.time(streamTime: nil, cameraTime: nil, arrival: 3_600 * ms) == rewound + 1)
+        #expect(timeline.time(streamTime: nil, cameraTime: nil, arrival: 3_600 * ms) == rewound + ms)
     }
 
     /// The camera's wall clock (RTCP's NTP time), however far from this machine's, dates

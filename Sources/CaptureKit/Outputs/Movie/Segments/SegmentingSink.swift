@@ -55,7 +55,9 @@ final class SegmentingSink: MovieSink, @unchecked Sendable {
     init(folder: SegmentFolder, container: MovieMuxer.Container, frameDuration: MediaTime, onEvent: @escaping @Sendable (MovieSegmentEvent) -> Void) {
         self.folder = folder
         self.container = container
-        fragmentInterval = MediaTime(value: 1, timescale: 1)
+        // As a movie recording's: a crash loses at most an eighth of a second of a segment
+        // (plus what the encoder holds).
+        fragmentInterval = MediaTime(value: 1, timescale: 8)
         self.frameDuration = frameDuration
         self.onEvent = onEvent
     }
