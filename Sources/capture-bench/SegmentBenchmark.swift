@@ -113,7 +113,7 @@ struct SegmentBenchmark: Benchmark {
             "equal settings: libx264 preset veryfast CRF 23, yuv420p, keyframe interval \(keyframeInterval) frames (a segmented "
                 + "recording's default) plus one at every boundary (CaptureKit asks its encoder for it; ffmpeg -force_key_frames "
                 + "expr:gte(t,n_forced*\(seconds))), AAC 128 kbit/s, .mp4 starting at time zero (-reset_timestamps 1); CaptureKit "
-                + "writes each segment in 1 s fragments and rewrites it as an ordinary file once cut (measured, as is the index), "
+                + "writes each segment in 1/8 s fragments and rewrites it as an ordinary file once cut (measured, as is the index), "
                 + "ffmpeg's mp4 muxer writes each unfragmented",
             "measured: median by CPU of \(RecordBenchmark.runs) runs per row, rounds interleaved; CaptureKit in this process "
                 + "(getrusage over the whole job, up to didFinishRecording once the last segment is complete), ffmpeg as a child "

@@ -4,7 +4,8 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// What `capture watch` does with motion events: a clip per episode of motion, each reported
+/// What `capture watch` does with motion events (and with the clips sound and codes trigger in
+/// the ring): a clip per episode of motion, each reported
 /// on its own line once its file is complete. Without a pre-roll ring, a movie recording
 /// started when motion begins and finished when the episode ends (after the motion output's
 /// quiet period); with one, a trigger of the ring for every frame with motion, so the clip
@@ -13,6 +14,8 @@ final class MotionClipRecorder: CaptureMotionOutputDelegate, CaptureFileOutputRe
     /// One finished clip as printed with --json.
     struct Report: Encodable {
         var file: String
+        /// What triggered it: `motion`, `sound`, `code qr`…
+        var reason: String
         /// When motion began, on the session clock (seconds), and how much of the picture moved.
         var trigger: Double
         var score: Double
@@ -89,7 +92,8 @@ final class MotionClipRecorder: CaptureMotionOutputDelegate, CaptureFileOutputRe
             return (state.pending.removeValue(forKey: fileURL), state.closing)
         }
         let clip = output.lastRecordedMovie
-        report(fileURL, trigger: trigger, duration: clip?.duration ?? .zero, frames: clip?.videoFrameCount ?? 0, failure: failure)
+        report(fileURL, trigger: trigger, reason: "motion", at: nil, duration: clip?.duration ?? .zero, frames: clip?.videoFrameCount ?? 0,
+               failure: failure)
         if closing { drained.signal() }
     }
 
@@ -102,23 +106,35 @@ final class MotionClipRecorder: CaptureMotionOutputDelegate, CaptureFileOutputRe
         case .finished(let clip): (url, duration, failure) = (clip.url, clip.duration, nil)
         case .failed(let failed, _, let error): (url, duration, failure) = (failed, .zero, error)
         }
+        let (reason, time): (String, MediaTime?)
+        switch event {
+        case .finished(let clip): (reason, time) = (clip.reason, clip.triggerTime)
+        case .failed(_, let why, _): (reason, time) = (why, nil)
+        case .started: (reason, time) = ("", nil)
+        }
         let (trigger, closing) = state.withLock { state in
             defer { state.opening = nil; state.ringClipOpen = false; state.finished += 1 }
             if let failure { state.failure = failure }
             return (state.opening, state.closing)
         }
         let frames = (try? MediaFileInfo(contentsOf: url))?.streams.first { $0.kind == .video }?.frameCount ?? 0
-        report(url, trigger: trigger, duration: duration, frames: frames, failure: failure)
+        // A clip opened by sound or a code has no motion to show.
+        report(url, trigger: reason == "motion" ? trigger : nil, reason: reason, at: time, duration: duration, frames: frames, failure: failure)
         if closing { drained.signal() }
     }
 
-    /// Prints one finished clip: the motion that opened it, its length, what went wrong.
-    private func report(_ url: URL, trigger: MotionEvent?, duration: MediaTime, frames: Int, failure: CaptureError?) {
-        let report = Report(file: url.path, trigger: trigger?.presentationTimeStamp.seconds ?? 0, score: trigger?.score ?? 0,
+    /// Prints one finished clip: what opened it (the motion, or another trigger `reason` at
+    /// `time`), its length, what went wrong.
+    private func report(_ url: URL, trigger: MotionEvent?, reason: String, at time: MediaTime?, duration: MediaTime, frames: Int,
+                        failure: CaptureError?) {
+        let report = Report(file: url.path, reason: reason, trigger: trigger?.presentationTimeStamp.seconds ?? time?.seconds ?? 0, score: trigger?.score ?? 0,
                             boxes: (trigger?.boxes ?? []).map { [$0.minX, $0.minY, $0.width, $0.height].map { Double($0) } },
                             duration: duration.seconds, frames: frames, error: failure?.message)
         if json, let data = try? JSONEncoder().encode(report), let line = String(data: data, encoding: .utf8) {
             Console.print(line)
+        } else if trigger == nil, reason != "motion" {
+            Console.print(String(format: "%@: %@ at %.3f s, %.3f s, %d frames%@", report.file, reason, report.trigger, report.duration,
+                                 report.frames, failure.map { "; \($0.message)" } ?? ""))
         } else {
             Console.print(String(format: "%@: motion at %.3f s (%.1f %% of the picture), %.3f s, %d frames%@", report.file,
                                  report.trigger, report.score * 100, report.duration, report.frames,

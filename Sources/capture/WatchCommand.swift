@@ -6,10 +6,13 @@ import Foundation
 /// `capture watch OUTDIR --motion`: records a clip whenever something moves.
 enum WatchCommand: Command {
     static let name = "watch"
-    static let summary = "record a clip into a folder whenever something moves in front of the camera"
+    static let summary = "record a clip into a folder whenever something moves, sounds or shows a code"
     /// What the command accepts; also the option lines of ``usage``.
     static let options: [CommandOption] = [
-        .flag("motion", "trigger on motion (a CaptureMotionOutput); the only trigger so far"),
+        .flag("motion", "trigger on motion (a CaptureMotionOutput)"),
+        .value("sound", "LEVEL", "trigger on sound louder than LEVEL dBFS (-30dB, -30) for --sound-for"),
+        .value("sound-for", "T", "how long the sound must stay loud (default 0.2s)"),
+        .flag("code", "trigger while a QR code or barcode is in view (a CaptureMetadataOutput)"),
         .value("device", "ID", "camera unique ID or name, or file:PATH (see 'capture devices')"),
         .value("audio-device", "ID", "microphone unique ID or name, or file:PATH; default: the sound server's\ndefault source"),
         .flag("no-audio", "record video only"),
@@ -24,7 +27,8 @@ enum WatchCommand: Command {
     ]
 
     static let usage = """
-        usage: capture watch OUTDIR --motion [--device ID] [--audio-device ID | --no-audio]
+        usage: capture watch OUTDIR [--motion] [--sound LEVEL [--sound-for T]] [--code]
+                             [--device ID] [--audio-device ID | --no-audio]
                              [--sensitivity S] [--min-area F] [--ignore RECTS] [--pre T] [--post T]
                              [--duration T] [--unpaced] [--json]
 
@@ -32,7 +36,8 @@ enum WatchCommand: Command {
         missing) for each episode of motion: from the first frame after motion began (with --pre,
         from T before it) until --post without motion (at most 10 minutes with --pre), as
         motion-YYYYMMDD-HHMMSS.mov (clip-YYYYMMDD-HHMMSS.mov with --pre), with sound from the
-        microphone.
+        microphone. --sound and --code trigger clips of the pre-roll ring too (--pre, 0 s when not
+        given): from T before the sound got loud or the code came into view until --post after.
         A line per finished clip says when motion began, how much of the picture moved and how
         long the clip is. Runs until SIGINT (Ctrl-C) / SIGTERM, --duration, or the end of a
         file: device; a clip under way is finished properly.
@@ -45,11 +50,17 @@ enum WatchCommand: Command {
     static func run(_ words: [String]) throws -> ExitStatus {
         let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.count == 1 else { throw UsageError("give exactly one output folder") }
-        guard arguments.has("motion") else { throw UsageError("give a trigger: --motion (the only one so far)") }
+        let soundLevel = try arguments.value("sound").map(Self.level)
+        guard arguments.has("motion") || soundLevel != nil || arguments.has("code") else {
+            throw UsageError("give a trigger: --motion, --sound LEVEL or --code")
+        }
+        if arguments.value("sound-for") != nil, soundLevel == nil { throw UsageError("--sound-for goes with --sound") }
+        if soundLevel != nil, arguments.has("no-audio") { throw UsageError("--sound listens to the microphone: drop --no-audio") }
         let folder = try outputFolder(arguments.positional[0])
         let duration = try arguments.duration("duration")
         let post = try arguments.duration("post") ?? MediaTime(value: 5, timescale: 1)
-        let pre = try arguments.duration("pre")
+        // Sound and codes trigger the ring's clips: with no --pre, a ring of no time before.
+        let pre = try arguments.duration("pre") ?? (soundLevel != nil || arguments.has("code") ? MediaTime.zero : nil)
         let motion = CaptureMotionOutput()
         try motion.setQuietPeriod(post)
         if let word = arguments.value("sensitivity") { try motion.setSensitivity(try number(word, "--sensitivity")) }
@@ -63,16 +74,23 @@ enum WatchCommand: Command {
         let session = CaptureSession()
         let movie = CaptureMovieFileOutput()
         let ring = CapturePreRollOutput()
+        let codes = CaptureMetadataOutput()
         if let pre {
             try ring.setClipFolder(folder)
             try ring.setDurations(preRoll: pre, postRoll: post, longestClip: max(MediaTime(value: 600, timescale: 1), pre + post))
+            if let soundLevel {
+                try ring.setSoundTrigger(SoundTrigger(threshold: soundLevel, minimumDuration: try arguments.duration("sound-for") ?? MediaTime(value: 1, timescale: 5)))
+            }
+            if arguments.has("code") { ring.triggersOnCodes(from: codes) }
         }
         try session.configure {
             try session.addInput(CaptureDeviceInput(device: camera))
             if let microphone { try session.addInput(CaptureDeviceInput(device: microphone)) }
-            try session.addOutput(motion)
+            if arguments.has("motion") { try session.addOutput(motion) }
+            if arguments.has("code") { try session.addOutput(codes) }
             try session.addOutput(pre == nil ? movie : ring)
         }
+        if arguments.has("code") { try codes.setMetadataObjectTypes(codes.availableMetadataObjectTypes) }
         let clips = MotionClipRecorder(movie: movie, ring: pre == nil ? nil : ring, folder: folder, json: arguments.has("json"))
         motion.setMotionDelegate(clips, queue: DispatchQueue(label: "capture.watch"))
 
@@ -116,6 +134,16 @@ enum WatchCommand: Command {
             throw CaptureError(.fileError, "cannot make the folder \(url.path): \(error.localizedDescription)", path: url.path)
         }
         return url
+    }
+
+    /// `-30dB`, `-30 dB` or `-30` as dBFS.
+    private static func level(_ word: String) throws(UsageError) -> Float {
+        let text = word.lowercased().replacingOccurrences(of: "dbfs", with: "").replacingOccurrences(of: "db", with: "")
+            .trimmingCharacters(in: .whitespaces)
+        guard let value = Float(text), value.isFinite, value <= 0, value >= -160 else {
+            throw UsageError("--sound takes a level in dBFS from -160 to 0 (-30dB), not '\(word)'")
+        }
+        return value
     }
 
     private static func number(_ word: String, _ option: String) throws(UsageError) -> Double {

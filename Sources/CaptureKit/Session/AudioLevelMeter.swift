@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// Measures every buffer of an audio connection into its ``CaptureAudioChannel``s. Runs on the
@@ -16,17 +17,23 @@ final class AudioLevelMeter: Sendable {
         let frames = buffer.frameCount
         guard frames > 0 else { return }
         for channel in 0..<count {
-            let (sumOfSquares, peak) = buffer.withUnsafeBytes { raw in
-                switch buffer.format.sampleFormat {
-                case .s16: return Self.sums(raw.bindMemory(to: Int16.self), channel: channel, stride: count, frames: frames) { Double($0) / 32768 }
-                case .s32: return Self.sums(raw.bindMemory(to: Int32.self), channel: channel, stride: count, frames: frames) { Double($0) / 2_147_483_648 }
-                case .f32: return Self.sums(raw.bindMemory(to: Float.self), channel: channel, stride: count, frames: frames) { Double($0) }
-                }
-            }
+            let (sumOfSquares, peak) = sums(buffer, channel: channel)
             for meter in meters {
                 meter.channel(channel, of: count).update(meanSquare: sumOfSquares / Double(frames), peak: peak, at: time)
             }
         }
+    }
+
+    /// The level of `buffer`'s loudest channel: its RMS in dB below full scale (−160 for
+    /// silence), as ``CaptureAudioChannel/averagePowerLevel`` measures one buffer.
+    static func loudestLevel(of buffer: AudioBuffer) -> Float {
+        let count = buffer.format.channelCount, frames = buffer.frameCount
+        guard frames > 0 else { return -160 }
+        var loudest = 0.0
+        for channel in 0..<count {
+            loudest = max(loudest, sums(buffer, channel: channel).sumOfSquares / Double(frames))
+        }
+        return loudest > 0 ? max(-160, Float(10 * log10(loudest))) : -160
     }
 
     /// Channel `index` of `count`; a new set of channels when the count changed.
@@ -34,6 +41,18 @@ final class AudioLevelMeter: Sendable {
         channels.withLock { channels in
             if channels.count != count { channels = (0..<count).map { _ in CaptureAudioChannel() } }
             return channels[index]
+        }
+    }
+
+    /// The sum of squares and the largest magnitude of channel `channel` of `buffer` (in −1...1).
+    private static func sums(_ buffer: AudioBuffer, channel: Int) -> (sumOfSquares: Double, peak: Double) {
+        let count = buffer.format.channelCount, frames = buffer.frameCount
+        return buffer.withUnsafeBytes { raw in
+            switch buffer.format.sampleFormat {
+            case .s16: return sums(raw.bindMemory(to: Int16.self), channel: channel, stride: count, frames: frames) { Double($0) / 32768 }
+            case .s32: return sums(raw.bindMemory(to: Int32.self), channel: channel, stride: count, frames: frames) { Double($0) / 2_147_483_648 }
+            case .f32: return sums(raw.bindMemory(to: Float.self), channel: channel, stride: count, frames: frames) { Double($0) }
+            }
         }
     }
 

@@ -73,6 +73,27 @@ struct WatchCommandTests {
         #expect(first[120 * 320 + 230] < 150, "the clip's first frame already shows the box")
     }
 
+    /// `--sound`: a movie silent but for a tone from 3 s, its picture and sound played as fast as
+    /// the encoder goes, gives one clip, its reason `sound`, from a second before the tone.
+    @Test func loudSoundRecordsAClip() throws {
+        let input = try FileFixtures.file("watch-beep-at-3s.mp4") { path in
+            try FileFixtures.ffmpeg(["-f", "lavfi", "-i", "color=c=0x606060:s=160x120:r=30:d=6,format=yuv420p",
+                                     "-f", "lavfi", "-i", "aevalsrc='if(between(t\\,3\\,3.6)\\,0.5*sin(2*PI*880*t)\\,0)':s=48000:c=mono:d=6",
+                                     "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest"], to: path)
+        }
+        let clips = try folder()
+        let result = try CaptureTool.run(["watch", clips.path, "--sound", "-30dB", "--device", "file:\(input.path)",
+                                          "--audio-device", "file:\(input.path)", "--unpaced", "--pre", "1s", "--post", "0.5s", "--json"])
+        #expect(result.status == 0, "\(result)")
+        let lines = result.output.split(separator: "\n")
+        try #require(lines.count == 1, "\(result.output)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(report["reason"] as? String == "sound", "\(report)")
+        #expect((report["duration"] as? Double ?? 0) >= 1.5, "\(report)")
+        let bad = try CaptureTool.run(["watch", clips.path, "--sound", "loud"])
+        #expect(bad.status == 64 && bad.errors.contains("--sound"), "\(bad)")
+    }
+
     @Test func aStillSceneRecordsNothing() throws {
         let input = try Self.footage(box: false)
         let clips = try folder()

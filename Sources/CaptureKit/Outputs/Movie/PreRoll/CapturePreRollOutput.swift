@@ -33,6 +33,7 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
         var longestClip = MediaTime(value: 120, timescale: 1)
         var maximumBufferBytes = 64 << 20
         var folder: URL?
+        var sound: SoundTriggerState?
     }
 
     private struct State {
@@ -40,6 +41,8 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
         var sink: PreRollSink?
         weak var delegate: (any CapturePreRollOutputDelegate)?
         var queue = DispatchQueue(label: "CaptureKit.preRollOutput.delegate")
+        /// The task reading a metadata output's codes (``triggersOnCodes(from:)``).
+        var codes: Task<Void, Never>?
     }
 
     private let settings = Mutex(Settings())
@@ -54,6 +57,7 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
 
     deinit {
         state.withLock { $0.recording }?.cancel()
+        state.withLock { $0.codes }?.cancel()
         streams.finish()
     }
 
@@ -124,6 +128,34 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
         sink.trigger(PreRollSink.Trigger(reason: reason, time: time))
     }
 
+    /// What starts a clip on sound, nil (the default) for none.
+    public var soundTrigger: SoundTrigger? { settings.withLock { $0.sound?.trigger } }
+
+    /// Sets ``soundTrigger``: from then on, the session's sound above the trigger's threshold
+    /// for its minimum duration triggers a clip (reason `"sound"`) at the moment the loud
+    /// stretch began, and again every second while it lasts. `.invalidArgument` for a
+    /// threshold outside −160...0 dBFS or a negative duration.
+    public func setSoundTrigger(_ trigger: SoundTrigger?) throws(CaptureError) {
+        if let trigger {
+            guard trigger.threshold.isFinite, (-160...0).contains(trigger.threshold) else {
+                throw .invalidArgument("a sound trigger's threshold of \(trigger.threshold) dBFS is outside -160...0")
+            }
+            guard trigger.minimumDuration.isNumeric, trigger.minimumDuration >= .zero else {
+                throw .invalidArgument("a sound trigger's minimum duration must be a time of at least zero")
+            }
+        }
+        settings.withLock { $0.sound = trigger.map(SoundTriggerState.init) }
+    }
+
+    /// Replaces the task that triggers clips from elsewhere (``triggersOnCodes(from:)``),
+    /// cancelling the one before.
+    func replaceTriggerTask(_ task: Task<Void, Never>?) {
+        state.withLock { state in
+            state.codes?.cancel()
+            state.codes = task
+        }
+    }
+
     /// A new stream of the output's events. Every access makes an independent stream.
     public var events: AsyncStream<PreRollEvent> { streams.makeStream(bufferingPolicy: .bufferingNewest(64)) }
 
@@ -139,6 +171,7 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
     // MARK: Session hooks
 
     override func receive(_ sample: SampleBuffer, from connection: CaptureConnection) {
+        if let audio = sample.audioBuffer { listen(to: audio, at: sample.presentationTimeStamp) }
         if let recording = state.withLock({ $0.recording }) {
             recording.offer(sample)
         } else if let recording = startRecording() {
@@ -155,6 +188,14 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
     override func sessionWasInterrupted(_ reason: CaptureSession.InterruptionReason) {
         // The ring starts afresh when the device is back (the next sample starts a recording).
         stopRecording(.deviceLost(reason))
+    }
+
+    /// Runs the sound trigger over a buffer of the session's sound, on the device's thread.
+    private func listen(to buffer: AudioBuffer, at time: MediaTime) {
+        guard settings.withLock({ $0.sound != nil }) else { return }
+        let level = AudioLevelMeter.loudestLevel(of: buffer)
+        let due = settings.withLock { $0.sound?.hear(level: level, at: time, duration: buffer.duration) }
+        if let due, let sink = state.withLock({ $0.sink }) { sink.trigger(PreRollSink.Trigger(reason: "sound", time: due)) }
     }
 
     private func stopRecording(_ reason: MovieRecording.StopReason) {
