@@ -13,6 +13,8 @@ enum WatchCommand: Command {
         .value("sound", "LEVEL", "trigger on sound louder than LEVEL dBFS (-30dB, -30) for --sound-for"),
         .value("sound-for", "T", "how long the sound must stay loud (default 0.2s)"),
         .flag("code", "trigger while a QR code or barcode is in view (a CaptureMetadataOutput)"),
+        .flag("library", "save each clip into the media library (its thumbnail, the trigger's frame,\nstays in OUTDIR)"),
+        .value("root", "DIR", "the library under DIR instead of the user's"),
         .value("device", "ID", "camera unique ID or name, or file:PATH (see 'capture devices')"),
         .value("audio-device", "ID", "microphone unique ID or name, or file:PATH; default: the sound server's\ndefault source"),
         .flag("no-audio", "record video only"),
@@ -28,7 +30,7 @@ enum WatchCommand: Command {
 
     static let usage = """
         usage: capture watch OUTDIR [--motion] [--sound LEVEL [--sound-for T]] [--code]
-                             [--device ID] [--audio-device ID | --no-audio]
+                             [--library [--root DIR]] [--device ID] [--audio-device ID | --no-audio]
                              [--sensitivity S] [--min-area F] [--ignore RECTS] [--pre T] [--post T]
                              [--duration T] [--unpaced] [--json]
 
@@ -38,6 +40,8 @@ enum WatchCommand: Command {
         motion-YYYYMMDD-HHMMSS.mov (clip-YYYYMMDD-HHMMSS.mov with --pre), with sound from the
         microphone. --sound and --code trigger clips of the pre-roll ring too (--pre, 0 s when not
         given): from T before the sound got loud or the code came into view until --post after.
+        Ring clips get a thumbnail of the trigger's frame beside them (clip-….jpg); --library
+        moves each finished clip into the media library.
         A line per finished clip says when motion began, how much of the picture moved and how
         long the clip is. Runs until SIGINT (Ctrl-C) / SIGTERM, --duration, or the end of a
         file: device; a clip under way is finished properly.
@@ -59,8 +63,12 @@ enum WatchCommand: Command {
         let folder = try outputFolder(arguments.positional[0])
         let duration = try arguments.duration("duration")
         let post = try arguments.duration("post") ?? MediaTime(value: 5, timescale: 1)
-        // Sound and codes trigger the ring's clips: with no --pre, a ring of no time before.
-        let pre = try arguments.duration("pre") ?? (soundLevel != nil || arguments.has("code") ? MediaTime.zero : nil)
+        if arguments.value("root") != nil, !arguments.has("library") { throw UsageError("--root goes with --library") }
+        let library = arguments.has("library") ? try CommandPath.library(arguments) : nil
+        // Sound, codes and the library go through the ring's clips: with no --pre, a ring of no
+        // time before.
+        let ringOnly = soundLevel != nil || arguments.has("code") || library != nil
+        let pre = try arguments.duration("pre") ?? (ringOnly ? MediaTime.zero : nil)
         let motion = CaptureMotionOutput()
         try motion.setQuietPeriod(post)
         if let word = arguments.value("sensitivity") { try motion.setSensitivity(try number(word, "--sensitivity")) }
@@ -82,6 +90,7 @@ enum WatchCommand: Command {
                 try ring.setSoundTrigger(SoundTrigger(threshold: soundLevel, minimumDuration: try arguments.duration("sound-for") ?? MediaTime(value: 1, timescale: 5)))
             }
             if arguments.has("code") { ring.triggersOnCodes(from: codes) }
+            ring.setClipLibrary(library)
         }
         try session.configure {
             try session.addInput(CaptureDeviceInput(device: camera))

@@ -74,7 +74,8 @@ struct WatchCommandTests {
     }
 
     /// `--sound`: a movie silent but for a tone from 3 s, its picture and sound played as fast as
-    /// the encoder goes, gives one clip, its reason `sound`, from a second before the tone.
+    /// the encoder goes, gives one clip, its reason `sound`, from a second before the tone —
+    /// with `--library`, saved into the library.
     @Test func loudSoundRecordsAClip() throws {
         let input = try FileFixtures.file("watch-beep-at-3s.mp4") { path in
             try FileFixtures.ffmpeg(["-f", "lavfi", "-i", "color=c=0x606060:s=160x120:r=30:d=6,format=yuv420p",
@@ -82,14 +83,20 @@ struct WatchCommandTests {
                                      "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest"], to: path)
         }
         let clips = try folder()
+        let root = LibraryFixtures.root("watch-sound")
         let result = try CaptureTool.run(["watch", clips.path, "--sound", "-30dB", "--device", "file:\(input.path)",
-                                          "--audio-device", "file:\(input.path)", "--unpaced", "--pre", "1s", "--post", "0.5s", "--json"])
+                                          "--audio-device", "file:\(input.path)", "--unpaced", "--pre", "1s", "--post", "0.5s", "--json",
+                                          "--library", "--root", root.path])
         #expect(result.status == 0, "\(result)")
         let lines = result.output.split(separator: "\n")
         try #require(lines.count == 1, "\(result.output)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
         #expect(report["reason"] as? String == "sound", "\(report)")
         #expect((report["duration"] as? Double ?? 0) >= 1.5, "\(report)")
+        // The clip went into the library; its thumbnail stayed in the folder.
+        let videos = try MediaLibrary(root: root).assets(kind: .video)
+        #expect(videos.count == 1 && videos.first?.fileURL.path == report["file"] as? String, "\(videos), \(report)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: clips.path).filter { $0.hasSuffix(".jpg") }.count == 1)
         let bad = try CaptureTool.run(["watch", clips.path, "--sound", "loud"])
         #expect(bad.status == 64 && bad.errors.contains("--sound"), "\(bad)")
     }

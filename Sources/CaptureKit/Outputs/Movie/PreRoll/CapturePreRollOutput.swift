@@ -33,6 +33,7 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
         var longestClip = MediaTime(value: 120, timescale: 1)
         var maximumBufferBytes = 64 << 20
         var folder: URL?
+        var library: MediaLibrary?
         var sound: SoundTriggerState?
     }
 
@@ -48,6 +49,9 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
     private let settings = Mutex(Settings())
     private let state = Mutex(State())
     private let streams = Broadcast<PreRollEvent>()
+    /// Makes each finished clip's thumbnail and saves it into the library, off the encoder's
+    /// thread, in the order the clips finished.
+    private let finishing = DispatchQueue(label: "CaptureKit.preRollOutput.clips", qos: .utility)
 
     /// A pre-roll output keeping 5 s before a trigger and 10 s after it; set ``clipFolder``
     /// before the session runs.
@@ -111,6 +115,16 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
             throw CaptureError(.fileError, "\(url.path) is not a folder clips can be written to", path: url.path)
         }
         settings.withLock { $0.folder = url }
+    }
+
+    /// The media library finished clips are saved into, moved from the clip folder (their
+    /// thumbnails stay there); nil (the default) keeps them in the folder.
+    public var clipLibrary: MediaLibrary? { settings.withLock { $0.library } }
+
+    /// Sets ``clipLibrary``. A clip the library cannot take stays in the clip folder, and its
+    /// `.failed` event says why.
+    public func setClipLibrary(_ library: MediaLibrary?) {
+        settings.withLock { $0.library = library }
     }
 
     /// Coded bytes the ring holds now.
@@ -244,19 +258,42 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
     }
 
     private func clipEvent(_ event: PreRollSink.Event) {
-        let published: PreRollEvent
         switch event {
         case .started(let url, let reason, let trigger, let start):
-            published = .started(url: url, reason: reason, triggerTime: trigger, startTime: start)
-        case .finished(let url, let reason, let trigger, let start, let duration, let error):
-            if let error {
-                published = .failed(url: url, reason: reason, error: error)
-            } else {
-                published = .finished(PreRollClip(url: url, reason: reason, triggerTime: trigger, startTime: start, duration: duration))
+            publish(.started(url: url, reason: reason, triggerTime: trigger, startTime: start))
+        case .finished(let url, let reason, _, _, _, let error?):
+            publish(.failed(url: url, reason: reason, error: error))
+        case .finished(let url, let reason, let trigger, let start, let duration, nil):
+            let library = settings.withLock { $0.library }
+            finishing.async { [self] in
+                let thumbnail = Self.thumbnail(of: url, at: trigger - start)
+                do throws(CaptureError) {
+                    let asset = try library?.saveVideo(at: url, move: true)
+                    publish(.finished(PreRollClip(url: asset?.fileURL ?? url, reason: reason, triggerTime: trigger, startTime: start,
+                                                  duration: duration, thumbnailURL: thumbnail, asset: asset)))
+                } catch {
+                    publish(.failed(url: url, reason: reason, error: error))
+                }
             }
         }
-        streams.yield(published)
+    }
+
+    /// Writes a JPEG of the clip's frame at `time` (320 pixels wide at most) beside it; nil
+    /// when it cannot.
+    private static func thumbnail(of clip: URL, at time: MediaTime) -> URL? {
+        let url = clip.deletingPathExtension().appendingPathExtension("jpg")
+        guard let asset = try? MediaAsset(url: clip) else { return nil }
+        let generator = AssetImageGenerator(asset: asset)
+        generator.maximumSize = MediaAsset.Size(width: 320, height: 0)
+        guard let jpeg = try? generator.jpegData(at: max(.zero, time)), (try? jpeg.data.write(to: url, options: .withoutOverwriting)) != nil else {
+            return nil
+        }
+        return url
+    }
+
+    private func publish(_ event: PreRollEvent) {
+        streams.yield(event)
         let (delegate, queue) = state.withLock { ($0.delegate, $0.queue) }
-        if let delegate { queue.async { delegate.preRollOutput(self, didOutput: published) } }
+        if let delegate { queue.async { delegate.preRollOutput(self, didOutput: event) } }
     }
 }

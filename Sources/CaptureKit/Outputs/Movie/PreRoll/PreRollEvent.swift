@@ -13,6 +13,12 @@ public struct PreRollClip: Sendable, Hashable {
     public let startTime: MediaTime
     /// How long the clip plays.
     public let duration: MediaTime
+    /// A JPEG of the frame the trigger came at (320 pixels wide at most), beside the clip in
+    /// the clip folder (`clip-….jpg`); nil when it could not be made.
+    public let thumbnailURL: URL?
+    /// The clip's media-library asset, when the output saves clips into a library
+    /// (``CapturePreRollOutput/setClipLibrary(_:)``); ``url`` is then the asset's file.
+    public let asset: MediaAsset?
 }
 
 /// What a ``CapturePreRollOutput`` tells about its clips.

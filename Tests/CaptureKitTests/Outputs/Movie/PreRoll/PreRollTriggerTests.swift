@@ -81,6 +81,8 @@ struct PreRollTriggerTests {
         try preRoll.setDurations(preRoll: MediaTime(value: 1, timescale: 2), postRoll: MediaTime(value: 1, timescale: 2),
                                  longestClip: MediaTime(value: 10, timescale: 1))
         preRoll.triggersOnCodes(from: metadata)
+        let library = try MediaLibrary(root: LibraryFixtures.root("code-clips"))
+        preRoll.setClipLibrary(library)
         let frames = CaptureVideoDataOutput()
         let recorder = SampleRecorder(label: "tests.preroll.code")
         recorder.attach(to: frames)
@@ -94,6 +96,15 @@ struct PreRollTriggerTests {
         #expect(phase >= 1 - 0.001 && phase < 2, "triggered \(phase) s into a loop")
         // The clip lasts while the code is in view (1 s) and the post-roll after it.
         #expect(clip.duration.seconds >= 1.2, "\(clip.duration.seconds) s")
+        // Saved into the library, its thumbnail (the trigger's frame) beside where it was
+        // written: zbarimg reads the code in it.
+        let asset = try #require(clip.asset)
+        #expect(try library.asset(id: asset.id)?.fileURL == clip.url && FileManager.default.fileExists(atPath: clip.url.path))
+        let thumbnail = try #require(clip.thumbnailURL)
+        let size = try FileFixtures.ffprobe(thumbnail, stream: "v:0", entries: "width,height")
+        #expect(size["width"] == "320" && size["height"] == "240", "\(size)")
+        let read = String(decoding: try FileFixtures.run("zbarimg", ["--raw", "-q", thumbnail.path]), as: UTF8.self)
+        #expect(read.trimmingCharacters(in: .whitespacesAndNewlines) == MetadataFixtures.payloads[.qr]?.payload, "zbarimg: \(read)")
     }
 }
 
