@@ -36,8 +36,8 @@ struct LiveTimeline {
     static let resyncNanoseconds: Int64 = 1_000_000_000
 
     /// The least two frames of a track are dated apart when the anchor moved earlier (a frame,
-    /// or the sound, came sooner than those before implied): a millisecond, so a movie's clock
-    /// (90 kHz) still tells them apart.
+    /// or the sound, came sooner than those before implied) and their arrivals allow it: a
+    /// millisecond, so a movie's clock (90 kHz) still tells them apart.
     static let minimumStepNanoseconds: Int64 = 1_000_000
 
     /// Arrival minus camera time on one clock, both nanoseconds: the least of them seen, the
@@ -78,7 +78,11 @@ struct LiveTimeline {
         } else if let streamTime {
             time = stream.date(streamTime, arrival: arrival, track: track) ?? arrival
         }
-        if let last = last[track], time < last + Self.minimumStepNanoseconds { time = last + Self.minimumStepNanoseconds }
+        if let last = last[track], time < last + Self.minimumStepNanoseconds {
+            // Apart by the step where the arrival allows it (never dated after it arrived);
+            // frames arriving closer together than that (a burst of HLS) are only ordered.
+            time = min(last + Self.minimumStepNanoseconds, max(arrival, last + 1))
+        }
         last[track] = time
         return time
     }

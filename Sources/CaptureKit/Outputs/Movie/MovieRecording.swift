@@ -117,6 +117,8 @@ final class MovieRecording: @unchecked Sendable {
     private var lastSpaceCheck: MediaTime = .zero
     /// The decode time of the last packet stored as the camera coded it (90 kHz).
     private var lastCopiedDTS: Int64?
+    /// The presentation time of the last frame handed on (90 kHz).
+    private var lastVideoPTS: Int64?
     private var finished = false
 
     /// How often the muxer cuts a fragment: an eighth of the interval asked for. A crash loses
@@ -340,7 +342,11 @@ final class MovieRecording: @unchecked Sendable {
                 return
             }
         }
-        let pts90k = fileTime.convertScale(VideoEncoder.timeBase.den).value
+        var pts90k = fileTime.convertScale(VideoEncoder.timeBase.den).value
+        // Presentation times must grow, or the encoder and the muxer refuse the frame: a live
+        // source may date two frames within a tick (a burst it could only order).
+        if let last = lastVideoPTS, pts90k <= last { pts90k = last + 1 }
+        lastVideoPTS = pts90k
         let duration90k = duration.convertScale(VideoEncoder.timeBase.den).value
         if copiesVideo {
             try copyPackets(of: sample, from: firstPacket, at: fileTime, duration: duration90k)
