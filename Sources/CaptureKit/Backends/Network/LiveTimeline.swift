@@ -35,11 +35,6 @@ struct LiveTimeline {
     /// jumped (a camera's clock reset, a stall, a rewound source).
     static let resyncNanoseconds: Int64 = 1_000_000_000
 
-    /// The least two frames of a track are dated apart when the anchor moved earlier (a frame,
-    /// or the sound, came sooner than those before implied) and their arrivals allow it: a
-    /// millisecond, so a movie's clock (90 kHz) still tells them apart.
-    static let minimumStepNanoseconds: Int64 = 1_000_000
-
     /// Arrival minus camera time on one clock, both nanoseconds: the least of them seen, the
     /// frame that travelled fastest.
     private struct Anchor {
@@ -78,11 +73,9 @@ struct LiveTimeline {
         } else if let streamTime {
             time = stream.date(streamTime, arrival: arrival, track: track) ?? arrival
         }
-        if let last = last[track], time < last + Self.minimumStepNanoseconds {
-            // Apart by the step where the arrival allows it (never dated after it arrived);
-            // frames arriving closer together than that (a burst of HLS) are only ordered.
-            time = min(last + Self.minimumStepNanoseconds, max(arrival, last + 1))
-        }
+        // Only ordered: a recording makes its own timestamps grow by a tick where two frames
+        // of a burst fall within one.
+        if let last = last[track], time <= last { time = last + 1 }
         last[track] = time
         return time
     }

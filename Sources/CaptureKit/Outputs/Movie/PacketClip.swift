@@ -14,6 +14,22 @@ final class PacketClip {
         case copying(CodecParameters)
     }
 
+    /// The tracks an endless encode's clips are made with, as its sink was told them
+    /// (`MovieSink.addVideo`, `addAudio`).
+    struct Tracks {
+        var video: VideoSource?
+        var rotation = 0.0
+        var mirrored = false
+        var audio: AudioEncoder?
+
+        /// Takes the video track a sink was given.
+        mutating func setVideo(_ source: VideoSource, rotation: Double, mirrored: Bool) {
+            video = source
+            self.rotation = rotation
+            self.mirrored = mirrored
+        }
+    }
+
     let url: URL
     /// The first frame's presentation time, on the encode's timeline.
     let start: MediaTime
@@ -27,21 +43,21 @@ final class PacketClip {
     /// encoder's priming).
     private let keepsEarlierSound: Bool
 
-    /// Opens `url` for the encode's tracks, to start at `first` (a video keyframe's packet, or
+    /// Opens `url` for the encode's `tracks`, to start at `first` (a video keyframe's packet, or
     /// the first packet of sound alone), which the first ``put(_:)`` writes; sound from before it
     /// is left out unless `keepingEarlierSound`.
-    init(url: URL, container: MovieMuxer.Container, video: VideoSource?, rotation: Double, mirrored: Bool, audio: AudioEncoder?,
-         metadata: MovieMetadata, fragmentInterval: MediaTime, startingAt first: HeldPacket, keepingEarlierSound: Bool = false) throws(CaptureError) {
+    init(url: URL, container: MovieMuxer.Container, tracks: Tracks, metadata: MovieMetadata, fragmentInterval: MediaTime,
+         startingAt first: HeldPacket, keepingEarlierSound: Bool = false) throws(CaptureError) {
         self.url = url
         keepsEarlierSound = keepingEarlierSound
         muxer = try MovieMuxer(path: url.path, container: container)
         do throws(CaptureError) {
-            switch video {
-            case .encoder(let encoder): try muxer.addVideo(encoder, rotation: rotation, mirrored: mirrored)
-            case .copying(let parameters): try muxer.addVideo(copying: parameters, rotation: rotation, mirrored: mirrored)
+            switch tracks.video {
+            case .encoder(let encoder): try muxer.addVideo(encoder, rotation: tracks.rotation, mirrored: tracks.mirrored)
+            case .copying(let parameters): try muxer.addVideo(copying: parameters, rotation: tracks.rotation, mirrored: tracks.mirrored)
             case nil: break
             }
-            if let audio { try muxer.addAudio(audio) }
+            if let audio = tracks.audio { try muxer.addAudio(audio) }
             try muxer.start(metadata: metadata, startDate: Date(), fragmentInterval: fragmentInterval)
         } catch {
             muxer.closeFile()

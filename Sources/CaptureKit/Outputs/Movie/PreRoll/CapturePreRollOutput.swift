@@ -206,9 +206,10 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
 
     /// Runs the sound trigger over a buffer of the session's sound, on the device's thread.
     private func listen(to buffer: AudioBuffer, at time: MediaTime) {
-        guard settings.withLock({ $0.sound != nil }) else { return }
-        let level = AudioLevelMeter.loudestLevel(of: buffer)
-        let due = settings.withLock { $0.sound?.hear(level: level, at: time, duration: buffer.duration) }
+        let due = settings.withLock { settings -> MediaTime? in
+            guard settings.sound != nil else { return nil }
+            return settings.sound?.hear(level: AudioLevelMeter.loudestLevel(of: buffer), at: time, duration: buffer.duration)
+        }
         if let due, let sink = state.withLock({ $0.sink }) { sink.trigger(PreRollSink.Trigger(reason: "sound", time: due)) }
     }
 

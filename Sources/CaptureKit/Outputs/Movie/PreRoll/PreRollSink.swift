@@ -52,9 +52,7 @@ final class PreRollSink: MovieSink, @unchecked Sendable {
     private let shared = Mutex(Shared())
     private var ring: PacketRing
     private var clip: Clip?
-    private var videoEncoder: VideoEncoder?
-    private var audioEncoder: AudioEncoder?
-    private var rotation = 0.0, mirrored = false
+    private var tracks = PacketClip.Tracks()
     private var metadata = MovieMetadata()
 
     init(_ settings: Settings, maximumBytes: Int, onEvent: @escaping @Sendable (Event) -> Void) {
@@ -84,12 +82,10 @@ final class PreRollSink: MovieSink, @unchecked Sendable {
     var timeBases: [AVRational] { [] }
 
     func addVideo(_ encoder: VideoEncoder, rotation: Double, mirrored: Bool) throws(CaptureError) {
-        videoEncoder = encoder
-        self.rotation = rotation
-        self.mirrored = mirrored
+        tracks.setVideo(.encoder(encoder), rotation: rotation, mirrored: mirrored)
     }
 
-    func addAudio(_ encoder: AudioEncoder) throws(CaptureError) { audioEncoder = encoder }
+    func addAudio(_ encoder: AudioEncoder) throws(CaptureError) { tracks.audio = encoder }
 
     func start(metadata: MovieMetadata, startDate: Date, fragmentInterval: MediaTime?) throws(CaptureError) {
         self.metadata = metadata
@@ -142,14 +138,14 @@ final class PreRollSink: MovieSink, @unchecked Sendable {
             clip = open
             return
         }
-        guard let first = ring.start(atOrBefore: fileTime - settings.preRoll), let video = videoEncoder else { return }
+        guard let first = ring.start(atOrBefore: fileTime - settings.preRoll), tracks.video != nil else { return }
         let keyframe = ring.packets[first]
         let url = DatedMovieName.next(in: settings.folder, prefix: "clip")
         do throws(CaptureError) {
             var clipMetadata = metadata
             clipMetadata.comment = trigger.reason
-            let file = try PacketClip(url: url, container: .mov, video: .encoder(video), rotation: rotation, mirrored: mirrored, audio: audioEncoder,
-                                      metadata: clipMetadata, fragmentInterval: settings.fragmentInterval, startingAt: keyframe)
+            let file = try PacketClip(url: url, container: .mov, tracks: tracks, metadata: clipMetadata,
+                                      fragmentInterval: settings.fragmentInterval, startingAt: keyframe)
             let start = file.start
             let open = Clip(file: file, reason: trigger.reason, trigger: fileTime, end: min(fileTime + settings.postRoll, start + settings.longestClip))
             clip = open

@@ -42,7 +42,7 @@ struct SegmentFolder {
             && $0.lastPathComponent != current?.lastPathComponent }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
         var doomed = Set<String>()
-        if let age = segmentation.maximumAge, let newest = (segments.map { $0 } + [current].compactMap { $0 }).compactMap({ DatedMovieName.date(of: $0, prefix: prefix) }).max() {
+        if let age = segmentation.maximumAge, let newest = (segments + [current].compactMap { $0 }).compactMap({ DatedMovieName.date(of: $0, prefix: prefix) }).max() {
             let limit = newest.addingTimeInterval(-Double(age.components.seconds) - Double(age.components.attoseconds) / 1e18)
             for segment in segments where (DatedMovieName.date(of: segment, prefix: prefix) ?? newest) < limit { doomed.insert(segment.lastPathComponent) }
         }

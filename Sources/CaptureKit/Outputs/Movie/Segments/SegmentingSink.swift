@@ -34,9 +34,7 @@ final class SegmentingSink: MovieSink, @unchecked Sendable {
     /// Unix nanoseconds at session-clock zero: what turns capture times into wall-clock times.
     private let wallZero = SessionWallClock.current().unixNanosecondsAtSessionZero
     private let finishing = DispatchQueue(label: "CaptureKit.segments", qos: .utility)
-    private var video: PacketClip.VideoSource?
-    private var audio: AudioEncoder?
-    private var rotation = 0.0, mirrored = false
+    private var tracks = PacketClip.Tracks()
     private var metadata = MovieMetadata()
     private var current: Segment?
     /// The file time the open segment ends at, once the origin is known.
@@ -76,18 +74,14 @@ final class SegmentingSink: MovieSink, @unchecked Sendable {
     var timeBases: [AVRational] { [] }
 
     func addVideo(_ encoder: VideoEncoder, rotation: Double, mirrored: Bool) throws(CaptureError) {
-        video = .encoder(encoder)
-        self.rotation = rotation
-        self.mirrored = mirrored
+        tracks.setVideo(.encoder(encoder), rotation: rotation, mirrored: mirrored)
     }
 
     func addVideo(copying parameters: CodecParameters, rotation: Double, mirrored: Bool) throws(CaptureError) {
-        video = .copying(parameters)
-        self.rotation = rotation
-        self.mirrored = mirrored
+        tracks.setVideo(.copying(parameters), rotation: rotation, mirrored: mirrored)
     }
 
-    func addAudio(_ encoder: AudioEncoder) throws(CaptureError) { audio = encoder }
+    func addAudio(_ encoder: AudioEncoder) throws(CaptureError) { tracks.audio = encoder }
 
     func start(metadata: MovieMetadata, startDate: Date, fragmentInterval: MediaTime?) throws(CaptureError) {
         self.metadata = metadata
@@ -105,7 +99,7 @@ final class SegmentingSink: MovieSink, @unchecked Sendable {
         payloadBytes += Int64(packet.size)
         packetCount += 1
         if packet.track == .video { videoPacketCount += 1 }
-        let cutsHere = video == nil ? packet.track == .audio : packet.isVideoKeyframe
+        let cutsHere = tracks.video == nil ? packet.track == .audio : packet.isVideoKeyframe
         guard current != nil else {
             if cutsHere {
                 try open(at: packet, isFirst: true)
@@ -172,8 +166,8 @@ final class SegmentingSink: MovieSink, @unchecked Sendable {
     private func open(at first: HeldPacket, isFirst: Bool = false) throws(CaptureError) {
         let date = wallDate(of: first.time)
         let url = folder.name(startingAt: date)
-        let file = try PacketClip(url: url, container: container, video: video, rotation: rotation, mirrored: mirrored, audio: audio,
-                                  metadata: metadata, fragmentInterval: fragmentInterval, startingAt: first, keepingEarlierSound: isFirst)
+        let file = try PacketClip(url: url, container: container, tracks: tracks, metadata: metadata, fragmentInterval: fragmentInterval,
+                                  startingAt: first, keepingEarlierSound: isFirst)
         current = Segment(file: file, startDate: date)
         writing.withLock { $0 = url }
         boundary = nil

@@ -35,9 +35,8 @@ final class PublishingSink: MovieSink, @unchecked Sendable {
     /// A recording asked for that waits for its keyframe, and the one being written.
     private var clipWaiting: URL?
     private var clip: PacketClip?
-    private var videoEncoder: VideoEncoder?
-    private var audioEncoder: AudioEncoder?
-    private var rotation = 0.0, mirrored = false
+    /// What a recording started while streaming is made with.
+    private var clipTracks = PacketClip.Tracks()
     private var metadata = MovieMetadata()
     private var tracks: [StreamTrack] = []
     private var running: [StreamPublisher] = []
@@ -80,15 +79,13 @@ final class PublishingSink: MovieSink, @unchecked Sendable {
 
     func addVideo(_ encoder: VideoEncoder, rotation: Double, mirrored: Bool) throws(CaptureError) {
         try recording?.addVideo(encoder, rotation: rotation, mirrored: mirrored)
-        videoEncoder = encoder
-        self.rotation = rotation
-        self.mirrored = mirrored
+        clipTracks.setVideo(.encoder(encoder), rotation: rotation, mirrored: mirrored)
         tracks.append(StreamTrack(track: .video, parameters: try CodecParameters(encoder.context), timeBase: VideoEncoder.timeBase))
     }
 
     func addAudio(_ encoder: AudioEncoder) throws(CaptureError) {
         try recording?.addAudio(encoder)
-        audioEncoder = encoder
+        clipTracks.audio = encoder
         tracks.append(StreamTrack(track: .audio, parameters: try CodecParameters(encoder.context), timeBase: encoder.context.pointee.time_base))
     }
 
@@ -163,11 +160,10 @@ final class PublishingSink: MovieSink, @unchecked Sendable {
             endClip(failure: nil, synchronously: false)
             return
         }
-        if let url = clipWaiting, packet.isVideoKeyframe || videoEncoder == nil {
+        if let url = clipWaiting, packet.isVideoKeyframe || clipTracks.video == nil {
             clipWaiting = nil
             do throws(CaptureError) {
-                clip = try PacketClip(url: url, container: MovieMuxer.Container(url: url) ?? .mov, video: videoEncoder.map(PacketClip.VideoSource.encoder), rotation: rotation,
-                                      mirrored: mirrored, audio: audioEncoder, metadata: metadata,
+                clip = try PacketClip(url: url, container: MovieMuxer.Container(url: url) ?? .mov, tracks: clipTracks, metadata: metadata,
                                       fragmentInterval: MediaTime(value: 125_000, timescale: 1_000_000), startingAt: packet)
                 onEvent(.recordingStarted(url))
             } catch {
