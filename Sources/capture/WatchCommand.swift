@@ -1,4 +1,5 @@
 import CaptureKit
+import CaptureKitPreview
 import CommandLineSupport
 import Dispatch
 import Foundation
@@ -24,6 +25,9 @@ enum WatchCommand: Command {
         .value("post", "T", "still time that ends a clip (default 5s)"),
         .value("pre", "T", "also keep T before motion began (a pre-roll ring of encoded video); clips\nthen start on the keyframe at or before it"),
         .value("duration", "T", "stop after T (10s, 1.5m); default: until interrupted"),
+        .flag("web", "serve a web page of the live picture and a timeline of the motion and clips,\neach clip playable in the page"),
+        .value("port", "N", "the web page's port (default: any free port)"),
+        .value("bind", "ADDR", "the address to listen on (default 127.0.0.1, this machine only;\n0.0.0.0 for every interface)"),
         .flag("unpaced", "read file: devices as fast as the detector and encoder go"),
         .flag("json", "one JSON object per clip and line: file, trigger, score, boxes, duration, frames"),
     ]
@@ -32,7 +36,7 @@ enum WatchCommand: Command {
         usage: capture watch OUTDIR [--motion] [--sound LEVEL [--sound-for T]] [--code]
                              [--library [--root DIR]] [--device ID] [--audio-device ID | --no-audio]
                              [--sensitivity S] [--min-area F] [--ignore RECTS] [--pre T] [--post T]
-                             [--duration T] [--unpaced] [--json]
+                             [--web [--port N] [--bind ADDR]] [--duration T] [--unpaced] [--json]
 
         Watches the default camera, or ID, for motion and records a clip into OUTDIR (made if
         missing) for each episode of motion: from the first frame after motion began (with --pre,
@@ -41,7 +45,9 @@ enum WatchCommand: Command {
         microphone. --sound and --code trigger clips of the pre-roll ring too (--pre, 0 s when not
         given): from T before the sound got loud or the code came into view until --post after.
         Ring clips get a thumbnail of the trigger's frame beside them (clip-….jpg); --library
-        moves each finished clip into the media library.
+        moves each finished clip into the media library. --web prints the address of a page with
+        the live picture and a timeline of motion and clips (a clip of the pre-roll ring per
+        episode of motion, --pre 0 s when not given), where each finished clip plays.
         A line per finished clip says when motion began, how much of the picture moved and how
         long the clip is. Runs until SIGINT (Ctrl-C) / SIGTERM, --duration, or the end of a
         file: device; a clip under way is finished properly.
@@ -67,7 +73,10 @@ enum WatchCommand: Command {
         let library = arguments.has("library") ? try CommandPath.library(arguments) : nil
         // Sound, codes and the library go through the ring's clips: with no --pre, a ring of no
         // time before.
-        let ringOnly = soundLevel != nil || arguments.has("code") || library != nil
+        let ringOnly = soundLevel != nil || arguments.has("code") || library != nil || arguments.has("web")
+        if !arguments.has("web"), arguments.value("port") != nil || arguments.value("bind") != nil {
+            throw UsageError("--port and --bind go with --web")
+        }
         let pre = try arguments.duration("pre") ?? (ringOnly ? MediaTime.zero : nil)
         let motion = CaptureMotionOutput()
         try motion.setQuietPeriod(post)
@@ -100,6 +109,8 @@ enum WatchCommand: Command {
             try session.addOutput(pre == nil ? movie : ring)
         }
         if arguments.has("code") { try codes.setMetadataObjectTypes(codes.availableMetadataObjectTypes) }
+        let web = arguments.has("web") ? try timelinePage(session, arguments, clips: ring, motion: arguments.has("motion") ? motion : nil) : nil
+        defer { web?.stop() }
         let clips = MotionClipRecorder(movie: movie, ring: pre == nil ? nil : ring, folder: folder, json: arguments.has("json"))
         motion.setMotionDelegate(clips, queue: DispatchQueue(label: "capture.watch"))
 
@@ -126,6 +137,24 @@ enum WatchCommand: Command {
         if waiting { clips.drained.wait() }
         if let failure = clips.failure { throw failure }
         return clips.finishedCount > 0 ? .success : .failure
+    }
+
+    /// The web preview of `session` with the ring's clips and the motion on its timeline.
+    private static func timelinePage(_ session: CaptureSession, _ arguments: Arguments, clips: CapturePreRollOutput,
+                                     motion: CaptureMotionOutput?) throws -> CaptureWebPreview {
+        var options = CaptureWebPreview.Options()
+        options.port = try arguments.integer("port", default: 0, in: 0...65535)
+        if let bind = arguments.value("bind") { options.bindAddress = bind }
+        let preview = try CaptureWebPreview(session: session, options: options)
+        preview.showClips(of: clips)
+        if let motion { preview.showMotion(of: motion) }
+        // With --json, standard output holds one clip per line and nothing else.
+        let say = arguments.has("json") ? Console.error : Console.print
+        say("serving the picture and the timeline at \(preview.url.absoluteString)")
+        if options.bindAddress != "127.0.0.1" && options.bindAddress != "::1" {
+            say("listening on \(options.bindAddress): anyone who can reach port \(preview.port) and has the URL can watch")
+        }
+        return preview
     }
 
     /// The output folder, made when missing; an existing file is refused.

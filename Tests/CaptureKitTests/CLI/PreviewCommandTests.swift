@@ -19,20 +19,10 @@ extension RealTimeCaptureTests {
             process.standardError = FileHandle.nullDevice
             try process.run()
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            // The printed URL is the readiness event: the server listens before it is printed.
-            var text = ""
-            while !text.contains("\n") {
-                let data = output.fileHandleForReading.availableData
-                if data.isEmpty { break }
-                text += String(decoding: data, as: UTF8.self)
-            }
-            let url = try #require(text.split(separator: " ").first { $0.hasPrefix("http://") }
-                .map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }, "no URL in: \(text)")
-            #expect(url.hasPrefix("http://127.0.0.1:"))
-            let components = try #require(URLComponents(string: url))
-            let token = try #require(components.queryItems?.first { $0.name == "token" }?.value)
+            let page = try PrintedWebPage(readingFirstLineOf: output)
+            #expect(page.url.hasPrefix("http://127.0.0.1:"))
+            let token = page.token, base = page.base
             #expect(token.count == 32)
-            let base = "http://127.0.0.1:\(components.port ?? 0)"
 
             let scratch = try PhotoScratch()
             let forbidden = try PhotoTools.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", base + "/status.json"], in: scratch)

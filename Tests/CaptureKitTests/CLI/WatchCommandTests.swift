@@ -101,6 +101,53 @@ struct WatchCommandTests {
         #expect(bad.status == 64 && bad.errors.contains("--sound"), "\(bad)")
     }
 
+    /// `--web` as a user runs it, on the footage played in real time (12 s, the box from 1.5 s
+    /// to 2.5 s): the printed page's timeline shows the clip once it is finished, serves the
+    /// very file the folder holds, and the command still ends with the footage.
+    @Test(.tags(.childProcess), .enabled(if: PreviewPrerequisites.runnable(["curl"])))
+    func theWebPageShowsEachFinishedClipAndServesIt() throws {
+        let input = try FileFixtures.file("watch-box-12s.mp4") { path in
+            try FileFixtures.ffmpeg(["-f", "lavfi", "-i", "color=c=0x606060:s=160x120:r=30:d=12,format=yuv420p",
+                                     "-vf", "drawbox=x=100:y=50:w=30:h=20:color=white:t=fill:enable='between(t,1.5,2.5)'",
+                                     "-c:v", "libx264", "-preset", "ultrafast", "-g", "30"], to: path)
+        }
+        let clips = try folder()
+        let executable = try #require(MovieFiles.captureExecutable, "the capture executable is built beside the tests (swift build --build-tests)")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["watch", clips.path, "--motion", "--web", "--device", "file:\(input.path)", "--no-audio", "--post", "0.5s"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let ended = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in ended.signal() }
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let page = try PrintedWebPage(readingFirstLineOf: output)
+        let token = page.token, base = page.base
+        let scratch = try PhotoScratch()
+
+        // The page polls its status; so does this test, as long as the footage plays.
+        var clip: [String: Any]?
+        for _ in 0..<100 where clip == nil && process.isRunning {
+            let status = try PhotoTools.run("curl", ["-s", "-f", "\(base)/status.json?token=\(token)"], in: scratch)
+            let timeline = (try JSONSerialization.jsonObject(with: status) as? [String: Any])?["timeline"] as? [[String: Any]] ?? []
+            clip = timeline.first { $0["kind"] as? String == "clip" && $0["state"] as? String == "finished" }
+            if clip == nil { _ = ended.wait(timeout: .now() + .milliseconds(100)) }
+        }
+        let found = try #require(clip, "no finished clip on the timeline while the footage played")
+        #expect(found["title"] as? String == "motion", "\(found)")
+        let served = try PhotoTools.run("curl", ["-s", "-f", "\(base)/\(try #require(found["clip"] as? String))?token=\(token)"], in: scratch)
+        let files = try FileManager.default.contentsOfDirectory(atPath: clips.path).filter { $0.hasSuffix(".mov") }
+        try #require(files.count == 1, "\(files)")
+        #expect(served == (try Data(contentsOf: clips.appendingPathComponent(files[0]))), "the page served another file than the folder's clip")
+
+        #expect(ended.wait(timeout: .now() + .seconds(60)) == .success, "watch did not end with its footage")
+        #expect(process.terminationStatus == 0)
+        let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(rest.contains(files[0]), "no line for the clip: \(rest)")
+    }
+
     @Test func aStillSceneRecordsNothing() throws {
         let input = try Self.footage(box: false)
         let clips = try folder()

@@ -54,3 +54,29 @@ enum CaptureTool {
                       wasSignalled: process.terminationReason == .uncaughtSignal)
     }
 }
+
+/// The web page a running `capture … --web` printed the address of.
+struct PrintedWebPage {
+    /// The full URL as printed, token included.
+    var url: String
+    /// `http://127.0.0.1:PORT`, to append paths to.
+    var base: String
+    /// The URL's access token.
+    var token: String
+
+    /// Reads `output` (the process's standard output) up to the first line, which must hold
+    /// the page's URL: printing it is the readiness event, as the server listens before.
+    init(readingFirstLineOf output: Pipe) throws {
+        var text = ""
+        while !text.contains("\n") {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        url = try #require(text.split(separator: " ").first { $0.hasPrefix("http://") }
+            .map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }, "no URL in: \(text)")
+        let components = try #require(URLComponents(string: url))
+        token = try #require(components.queryItems?.first { $0.name == "token" }?.value)
+        base = "http://127.0.0.1:\(components.port ?? 0)"
+    }
+}

@@ -6,7 +6,9 @@ import Synchronization
 /// A live preview for machines without a display: a web page served by libmicrohttpd with the
 /// session's picture (MJPEG), the device name, frame-rate and drop counters, and — when made
 /// with a ``/CaptureKit/CaptureManager`` — buttons that take a photo and start and stop a recording, with
-/// the newest library items as thumbnails.
+/// the newest library items as thumbnails; and a timeline of recent events and clips
+/// (``showClips(of:)``, ``showMotion(of:)``, ``addTimelineEvent(_:)``), each clip playable in the
+/// page.
 ///
 /// ```swift
 /// let manager = CaptureManager(library: try .standard())
@@ -39,6 +41,9 @@ public final class CaptureWebPreview: CaptureOutput, CaptureOutputReceiver, @unc
         /// (`"doorbell.local"`): any other `Host` is refused, so a site that rebinds its DNS
         /// name to this machine cannot reach the preview.
         public var allowedHostNames: [String] = []
+        /// How many events and clips the page's timeline keeps, newest first; the page can
+        /// play only the clips it keeps.
+        public var timelineCapacity = 50
 
         /// The defaults: 127.0.0.1, a free port, quality 75.
         public init() {}
@@ -82,7 +87,12 @@ public final class CaptureWebPreview: CaptureOutput, CaptureOutputReceiver, @unc
     private let counters = Mutex(Counters())
     private let viewers = Atomic<Int>(0)
     private let stillWanted = Atomic<Bool>(false)
-    private let broadcast = JPEGBroadcast()
+    let broadcast = JPEGBroadcast()
+    /// The timeline's events and clips, and the pictures taken for them.
+    let timeline: Mutex<WebPreviewTimeline>
+    /// The tasks that follow outputs' events onto the timeline; cancelled by ``stop()``.
+    private let followers = Mutex<[Task<Void, Never>]>([])
+    private let timelineSources = Atomic<Int>(0)
     private var delivery: DeliveryQueue!
     private var server: WebPreviewServer?
 
@@ -100,7 +110,9 @@ public final class CaptureWebPreview: CaptureOutput, CaptureOutputReceiver, @unc
     private init(session: CaptureSession, manager: CaptureManager?, options: Options) throws(CaptureError) {
         guard (1...100).contains(options.quality) else { throw .invalidArgument("JPEG quality \(options.quality) is out of range (1...100)") }
         guard options.maximumConnections > 0 else { throw .invalidArgument("maximumConnections must be at least 1") }
+        guard options.timelineCapacity > 0 else { throw .invalidArgument("timelineCapacity must be at least 1") }
         self.manager = manager
+        timeline = Mutex(WebPreviewTimeline(capacity: options.timelineCapacity))
         self.options = options
         accessToken = Self.makeToken()
         let route = RouteBox()
@@ -146,6 +158,7 @@ public final class CaptureWebPreview: CaptureOutput, CaptureOutputReceiver, @unc
     /// Stops serving: ends every viewer's stream, closes the listening socket and removes the
     /// preview from its session. Safe to call more than once.
     public func stop() {
+        for follower in followers.withLock({ $0 }) { follower.cancel() }
         broadcast.close()
         server?.stop()
         delivery?.stop()
@@ -223,6 +236,8 @@ public final class CaptureWebPreview: CaptureOutput, CaptureOutputReceiver, @unc
             return status()
         case ("GET", let path) where path.hasPrefix("/thumbnail/") && path.hasSuffix(".jpg"):
             return thumbnail(id: String(path.dropFirst("/thumbnail/".count).dropLast(".jpg".count)))
+        case ("GET", let path) where path.hasPrefix("/timeline/"):
+            return timelineFile(path.dropFirst("/timeline/".count))
         case ("POST", "/photo"):
             return control { manager throws(CaptureError) in try await manager.takePhoto().asset }
         case ("POST", "/record/start"):
@@ -239,11 +254,26 @@ public final class CaptureWebPreview: CaptureOutput, CaptureOutputReceiver, @unc
         }
     }
 
-    /// The next frame as one JPEG, encoded for this request if nobody is watching.
-    private func stillFrame() -> WebPreviewServer.Response {
+    /// Asks for the next frame to be encoded even if nobody is watching; returns the generation
+    /// it will come after (``JPEGBroadcast/frame(after:timeout:)``).
+    func requestFrame() -> UInt64 {
         let current = broadcast.newestGeneration
         stillWanted.store(true, ordering: .relaxed)
-        guard let frame = broadcast.frame(after: current, timeout: 3) else {
+        return current
+    }
+
+    /// A new number for a followed output's timeline entries.
+    func newTimelineSource() -> Int { timelineSources.add(1, ordering: .relaxed).newValue }
+
+    /// Runs `body` until ``stop()``.
+    func follow(_ body: @escaping @Sendable () async -> Void) {
+        let task = Task(operation: body)
+        followers.withLock { $0.append(task) }
+    }
+
+    /// The next frame as one JPEG, encoded for this request if nobody is watching.
+    private func stillFrame() -> WebPreviewServer.Response {
+        guard let frame = broadcast.frame(after: requestFrame(), timeout: 3) else {
             return .text(503, "no frame arrived within 3 s: is the session running?")
         }
         return .body(status: 200, contentType: "image/jpeg", frame.jpeg)
@@ -263,7 +293,8 @@ public final class CaptureWebPreview: CaptureOutput, CaptureOutputReceiver, @unc
                                         framesPerSecond: (statistics.framesPerSecond * 10).rounded() / 10,
                                         framesReceived: statistics.framesReceived, framesEncoded: statistics.framesEncoded,
                                         droppedFrames: statistics.droppedFrames, viewers: statistics.viewers,
-                                        controls: manager != nil, isRecording: manager?.isRecordingMovieFile ?? false, library: items)
+                                        controls: manager != nil, isRecording: manager?.isRecordingMovieFile ?? false, library: items,
+                                        timeline: timeline.withLock { $0.entries.reversed().map(WebPreviewStatus.TimelineItem.init) })
         do {
             return .json(200, try JSONEncoder().encode(document))
         } catch {
@@ -285,6 +316,28 @@ public final class CaptureWebPreview: CaptureOutput, CaptureOutputReceiver, @unc
             return .body(status: 200, contentType: "image/jpeg", data)
         } catch {
             return .text(500, "cannot make a thumbnail of \(id): \(error)")
+        }
+    }
+
+    /// A timeline entry's file: `ID/clip` (a finished clip's movie) or `ID/thumbnail.jpg`.
+    /// Only files an event named are served, and only while the timeline keeps the entry.
+    private func timelineFile(_ path: Substring) -> WebPreviewServer.Response {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let id = Int(parts[0]), let entry = timeline.withLock({ $0.entry(id) }) else {
+            return .text(404, "no timeline entry /timeline/\(path)")
+        }
+        switch parts[1] {
+        case "clip":
+            guard entry.state == .finished, let clip = entry.clip else { return .text(404, "timeline entry \(id) has no finished clip") }
+            return .file(clip, contentType: clip.pathExtension.lowercased() == "mov" ? "video/quicktime" : "video/mp4")
+        case "thumbnail.jpg":
+            if let file = entry.thumbnailFile, FileManager.default.isReadableFile(atPath: file.path) {
+                return .file(file, contentType: "image/jpeg")
+            }
+            guard let snapshot = entry.snapshot else { return .text(404, "timeline entry \(id) has no picture yet") }
+            return .body(status: 200, contentType: "image/jpeg", snapshot)
+        default:
+            return .text(404, "no timeline entry /timeline/\(path)")
         }
     }
 

@@ -1,8 +1,9 @@
 import CaptureKit
 
 /// The web preview's page: the live MJPEG picture, the device name, frame-rate and drop
-/// counters from `status.json`, photo and record buttons, and the newest library items. Every
-/// URL carries the page's own access token.
+/// counters from `status.json`, photo and record buttons, the newest library items, and the
+/// timeline of events and clips, each finished clip playable in the page's player. Every URL
+/// carries the page's own access token.
 enum WebPreviewPage {
     static let html = """
         <!doctype html>
@@ -18,6 +19,11 @@ enum WebPreviewPage {
           #library img { height: 90px; margin: 4px; border: 1px solid #444; }
           .counters span { margin-right: 1.5em; }
           #message { color: #f88; }
+          #timeline { list-style: none; padding: 0; }
+          #timeline li { display: flex; align-items: center; gap: 0.8em; margin: 4px 0; }
+          #timeline img { height: 60px; border: 1px solid #444; }
+          #timeline li[data-state="failed"] { color: #f88; }
+          #player { max-width: 100%; display: block; margin: 0.5em 0; }
         </style>
         </head>
         <body>
@@ -35,6 +41,9 @@ enum WebPreviewPage {
         </div>
         <div id="message"></div>
         <div id="library"></div>
+        <h2>Events</h2>
+        <video id="player" controls playsinline hidden></video>
+        <ol id="timeline"></ol>
         <script>
         const token = new URLSearchParams(location.search).get("token") || "";
         const withToken = (path) => path + (path.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token);
@@ -49,6 +58,42 @@ enum WebPreviewPage {
         }
         document.getElementById("photo").onclick = () => post("photo");
         document.getElementById("record").onclick = () => post(recording ? "record/stop" : "record/start");
+        function play(item) {
+          const player = document.getElementById("player");
+          player.hidden = false;
+          player.dataset.id = item.id;
+          player.src = withToken(item.clip);
+          player.play().catch(() => {});
+        }
+        function timelineEntry(item) {
+          const row = document.createElement("li");
+          row.dataset.id = item.id;
+          row.dataset.kind = item.kind;
+          row.dataset.state = item.state;
+          if (item.thumbnail) {
+            const image = document.createElement("img");
+            image.src = withToken(item.thumbnail);
+            image.alt = item.title;
+            row.append(image);
+          }
+          const words = [new Date(item.time).toLocaleTimeString(), item.kind];
+          if (item.title !== item.kind) { words.push(item.title); }
+          if (item.duration != null) { words.push(item.duration.toFixed(1) + " s"); }
+          if (item.state === "recording") { words.push("recording…"); }
+          if (item.state === "failed") { words.push("failed"); }
+          if (item.detail) { words.push(item.detail); }
+          const text = document.createElement("span");
+          text.textContent = words.join(" · ");
+          row.append(text);
+          if (item.clip) {
+            const button = document.createElement("button");
+            button.className = "play";
+            button.textContent = "Play";
+            button.onclick = () => play(item);
+            row.append(button);
+          }
+          return row;
+        }
         async function refresh() {
           const status = await (await fetch(withToken("status.json"), { cache: "no-store" })).json();
           document.getElementById("device").textContent = status.device + " (" + status.width + "x" + status.height + ")";
@@ -73,6 +118,12 @@ enum WebPreviewPage {
               image.dataset.kind = item.kind;
               return image;
             }));
+          }
+          const timeline = document.getElementById("timeline");
+          const entries = JSON.stringify(status.timeline);
+          if (timeline.dataset.entries !== entries) {
+            timeline.dataset.entries = entries;
+            timeline.replaceChildren(...status.timeline.map(timelineEntry));
           }
         }
         refresh();

@@ -19,12 +19,17 @@ final class WebPreviewServer: @unchecked Sendable {
         var origin: String?
         /// Whether a body follows (a `Content-Length` above 0, or a `Transfer-Encoding`).
         var hasBody = false
+        /// The `Range` header, for a route that answers with a file.
+        var range: String?
     }
 
     /// What a route answers.
     enum Response: Sendable {
         case body(status: Int, contentType: String, Data)
         case stream(MJPEGViewer)
+        /// A file, whole or the part the request's `Range` asks for; read by libmicrohttpd
+        /// straight from the file (sendfile), however large.
+        case file(URL, contentType: String)
 
         static func json(_ status: Int, _ data: Data) -> Response { .body(status: status, contentType: "application/json", data) }
         static func text(_ status: Int, _ message: String) -> Response {
@@ -115,14 +120,33 @@ final class WebPreviewServer: @unchecked Sendable {
             uploadSize.pointee = 0   // not reached: the gate refused every request with a body
             return .YES
         }
-        let request = Request(method: String(cString: method), path: String(cString: url), token: value(.GET_ARGUMENT_KIND, "token"))
-        return server.answer(connection, with: server.route(request))
+        let request = Request(method: String(cString: method), path: String(cString: url), token: value(.GET_ARGUMENT_KIND, "token"),
+                              range: value(.HEADER_KIND, "Range"))
+        return server.answer(connection, with: server.route(request), range: request.range)
     }
 
-    private func answer(_ connection: OpaquePointer, with response: Response, closing: Bool = false) -> MHD_Result {
+    private func answer(_ connection: OpaquePointer, with response: Response, closing: Bool = false, range: String? = nil) -> MHD_Result {
         let made: OpaquePointer?
         let status: Int
         switch response {
+        case .file(let url, let contentType):
+            guard let file = FileAnswer(url: url, range: range) else {
+                return answer(connection, with: .text(404, "\(url.lastPathComponent) is gone"), closing: closing)
+            }
+            guard let part = file.part else {
+                let refusal = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
+                if let refusal { MHD_add_response_header(refusal, "Content-Range", "bytes */\(file.size)") }
+                return queue(refusal, status: 416, on: connection, closing: closing)
+            }
+            status = part.count == file.size ? 200 : 206
+            // The response owns the descriptor once made, and closes it when destroyed.
+            made = MHD_create_response_from_fd_at_offset64(UInt64(part.count), file.descriptor, UInt64(part.start))
+            if made == nil { close(file.descriptor) }
+            if let made {
+                MHD_add_response_header(made, "Content-Type", contentType)
+                MHD_add_response_header(made, "Accept-Ranges", "bytes")
+                if status == 206 { MHD_add_response_header(made, "Content-Range", part.contentRange(of: file.size)) }
+            }
         case .body(let code, let contentType, let data):
             status = code
             made = data.withUnsafeBytes { bytes in
@@ -139,6 +163,11 @@ final class WebPreviewServer: @unchecked Sendable {
                 Unmanaged<MJPEGViewer>.fromOpaque(context).release()
             }
         }
+        return queue(made, status: status, on: connection, closing: closing)
+    }
+
+    /// Queues `made` with the headers every answer carries, and releases it.
+    private func queue(_ made: OpaquePointer?, status: Int, on connection: OpaquePointer, closing: Bool) -> MHD_Result {
         guard let made else { return .NO }
         // The token is in the URL: never cached, never sent on as a referrer.
         MHD_add_response_header(made, "Cache-Control", "no-store")
