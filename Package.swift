@@ -40,6 +40,9 @@ let package = Package(
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
         // libyuv: luma extraction and box-filtered downscaling for the motion output.
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+        // The SRT link's statistics (round-trip time) under FFmpeg's srt:// protocol: libsrt,
+        // the GnuTLS flavour FFmpeg itself is linked with.
+        .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // The photo encoder's plane kernels (range expansion, packed and semi-planar to planar,
         // turning by multiples of 90 degrees): SSE2 with scalar fallbacks, in C.
@@ -63,7 +66,7 @@ let package = Package(
         .target(
             name: "CaptureKit",
             dependencies: ["CaptureKitCore", "CaptureKitMedia", "CaptureKitLibrary", "CFFmpeg", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing",
-                           "CMotionKernels", "CYUV"]
+                           "CMotionKernels", "CYUV", "CSRT"]
         ),
         // Live preview on top of a session: an SDL2 window and a web page (libmicrohttpd).
         // Applications that show a preview add `import CaptureKitPreview`.

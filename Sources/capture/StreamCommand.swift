@@ -132,8 +132,9 @@ enum StreamCommand: Command {
             Console.print(json(final, frames: frames, dropped: dropped, record: record, report: report))
         } else {
             for item in final {
+                let link = item.roundTripTime.map { String(format: ", round trip %.1f ms, %d retransmitted", $0.seconds * 1000, item.retransmittedPackets ?? 0) }
                 Console.print(String(format: "%@: %d frames sent, %d dropped, %d reconnects, %lld bytes", item.destination.description,
-                                     item.framesSent, item.framesDropped, item.reconnects, item.bytesSent))
+                                     item.framesSent, item.framesDropped, item.reconnects, item.bytesSent) + (link ?? ""))
             }
             if let record { Console.print(String(format: "%@: %d frames, %d dropped", record.path, frames, dropped)) }
         }
@@ -206,8 +207,10 @@ enum StreamCommand: Command {
         let seconds = elapsed.seconds
         let fps = seconds > 0 ? Double(stream.encodedVideoFrameCount) / seconds : 0
         let kbits = statistics.map(\.bitRate).max() ?? 0
+        // SRT's round trip: the slowest link's, the one a viewer waits on.
+        let roundTrip = statistics.compactMap(\.roundTripTime).max().map { String(format: " rtt %.0f ms ", $0.seconds * 1000) } ?? ""
         return String(format: "\r\u{1B}[K%7.1f s  %5.1f fps  %6d kbit/s  dropped %d  reconnects %d ", seconds, fps, kbits / 1000,
-                      statistics.map(\.framesDropped).reduce(0, +), statistics.map(\.reconnects).reduce(0, +))
+                      statistics.map(\.framesDropped).reduce(0, +), statistics.map(\.reconnects).reduce(0, +)) + roundTrip
     }
 
     private static func json(_ statistics: [StreamStatistics], frames: Int, dropped: Int, record: URL?, report: StreamReport) -> String {
@@ -215,7 +218,8 @@ enum StreamCommand: Command {
             "destinations": statistics.map { item -> [String: Any] in
                 ["url": item.destination.description, "framesSent": item.framesSent, "framesDropped": item.framesDropped,
                  "reconnects": item.reconnects, "bytesSent": item.bytesSent,
-                 "latency": item.latency.map(\.seconds) ?? NSNull()]
+                 "latency": item.latency.map(\.seconds) ?? NSNull(), "roundTripTime": item.roundTripTime.map(\.seconds) ?? NSNull(),
+                 "retransmittedPackets": item.retransmittedPackets ?? NSNull()]
             },
             "framesEncoded": frames,
             "samplesDropped": dropped,

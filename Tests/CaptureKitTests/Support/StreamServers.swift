@@ -291,6 +291,32 @@ final class SRTReceiver: @unchecked Sendable {
     func stop() { process.end(signal: SIGINT) }
 }
 
+/// A UDP relay (Tests/Network/udp_delay_relay.py) on 127.0.0.1 that holds every datagram
+/// `milliseconds` each way on its way to `targetPort`: a link with a round trip of twice that
+/// (the kernel's netem, which would do it, is missing from some machines).
+final class UDPDelayRelay: @unchecked Sendable {
+    // Unchecked Sendable: immutable after start; stop() is idempotent behind the process's own lock.
+    let port: Int
+    private let process: ChildProcess
+
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Network/udp_delay_relay.py").path
+
+    init(to targetPort: Int, milliseconds: Int) throws {
+        let log = "\(try serverDirectory("udp-relay"))/relay.log"
+        port = try freeUDPPort()
+        let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        defer { close(fd) }
+        process = try ChildProcess(path: "/usr/bin/python3", arguments: [Self.script, String(port), String(targetPort), String(milliseconds)],
+                                   environment: ProcessInfo.processInfo.environment, stdin: nil, stdout: fd, stderr: fd)
+        try waitForServer("the UDP relay", log: log) { [port] in udpPortIsBound(port) }
+    }
+
+    deinit { stop() }
+
+    func stop() { process.end(signal: SIGTERM) }
+}
+
 // MARK: RTSP
 
 /// An RTSP server that accepts one RECORD session at /cam — FFmpeg in listen mode

@@ -11,6 +11,8 @@ final class StreamConnection {
     private let destination: StreamDestination
     private var streams: [EncodedPacket.Track: (index: Int32, timeBase: AVRational)] = [:]
     private var open = false
+    /// The SRT socket's statistics, for an `srt://` destination whose socket could be found.
+    private(set) var link: SRTLink?
 
     /// Connects and writes the stream headers. Wraps `avformat_alloc_output_context2`,
     /// `avio_open2` and `avformat_write_header`; `.connectionFailed` (or `.fileError` for HLS)
@@ -76,6 +78,7 @@ final class StreamConnection {
             throw interrupt.error(opened, reason: reason, doing: "cannot connect to \(destination)", code: failure)
         }
         open = true
+        if destination.kind == .srt { link = SRTLink(context.pointee.pb) }
         for track in tracks {
             // The muxer may choose its own time bases (FLV: milliseconds; RTP: the clock rate).
             if let index = streams[track.track]?.index, let stream = context.pointee.streams[Int(index)] {
@@ -124,6 +127,7 @@ final class StreamConnection {
     /// Closes without a trailer.
     func close() {
         open = false
+        link = nil
         if (context.pointee.oformat.pointee.flags & AVFMT_NOFILE) == 0, context.pointee.pb != nil {
             avio_closep(&context.pointee.pb)
         }

@@ -169,6 +169,8 @@ final class StreamPublisher: Sendable {
         // Sound is handed over after the picture it goes with, so sound older than the keyframe
         // a connection starts with follows it; FLV refuses anything before its first packet.
         var start: MediaTime?
+        // libsrt counts per connection; the statistics count over all of them.
+        let retransmittedBefore = shared.withLock { $0.statistics.retransmittedPackets ?? 0 }
         while !interrupt.isStopping {
             let (next, ending) = shared.withLock { ($0.queue.popFirst(), $0.ending) }
             guard let packet = next else {
@@ -188,6 +190,8 @@ final class StreamPublisher: Sendable {
             }
             let now = MonotonicClock.now()
             windowBytes += packet.size
+            let windowEnded = now - windowStart >= MediaTime(value: 1, timescale: 1)
+            let measure = windowEnded ? connection.link?.measure() : nil
             shared.withLock { shared in
                 shared.statistics.bytesSent += Int64(packet.size)
                 if packet.track == .video {
@@ -196,8 +200,12 @@ final class StreamPublisher: Sendable {
                         shared.statistics.latency = latency
                     }
                 }
-                if now - windowStart >= MediaTime(value: 1, timescale: 1) {
+                if windowEnded {
                     shared.statistics.bitRate = Int(Double(windowBytes * 8) / (now - windowStart).seconds)
+                    if let measure {
+                        shared.statistics.roundTripTime = measure.roundTripTime
+                        shared.statistics.retransmittedPackets = retransmittedBefore + measure.retransmittedPackets
+                    }
                     windowStart = now
                     windowBytes = 0
                 }

@@ -30,6 +30,12 @@ public struct StreamStatistics: Sendable, Equatable {
     /// queue and a slow link add (a viewer adds the network and its own buffer). Nil before
     /// the first frame, or for a source not paced by the clock.
     public var latency: MediaTime?
+    /// The link's smoothed round-trip time, as SRT measures it (libsrt's `msRTT`), updated
+    /// once a second; nil for protocols that do not report one.
+    public var roundTripTime: MediaTime?
+    /// Packets SRT sent again because the receiver reported them lost, over every connection;
+    /// nil for protocols that do not report it.
+    public var retransmittedPackets: Int?
 
     /// A destination's statistics before anything was sent.
     public init(destination: StreamDestination) { self.destination = destination }

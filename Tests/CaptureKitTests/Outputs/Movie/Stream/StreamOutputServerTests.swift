@@ -324,6 +324,22 @@ struct StreamOutputServerTests {
         let received = try Received.read(receiver.receivedFile.path)
         received.checkPlayable()
         #expect(abs(received.video.count - sent(run)) <= 30, "received \(received.video.count) frames, \(sent(run)) sent")
+        #expect(run.statistics.first?.roundTripTime != nil, "an encrypted caller's link is measured: \(run.statistics)")
+    }
+
+    /// SRT's own measure of its link: through a relay that holds every datagram 100 ms each
+    /// way, the round trip the statistics report is that link's 200 ms — not loopback's
+    /// fraction of a millisecond, nor the 100 ms libsrt starts from.
+    @Test func srtReportsTheRoundTripOfItsLink() async throws {
+        let receiver = try SRTReceiver.start()
+        defer { receiver.stop() }
+        let relay = try UDPDelayRelay(to: receiver.port, milliseconds: 100)
+        defer { relay.stop() }
+        let run = try await stream(to: [try StreamDestination("srt://127.0.0.1:\(relay.port)?mode=caller&latency=800000")], seconds: 5)
+        let statistics = try #require(run.statistics.first)
+        let roundTrip = try #require(statistics.roundTripTime, "no round trip: \(statistics)")
+        #expect(roundTrip.seconds >= 0.18 && roundTrip.seconds <= 0.6, "SRT measured a round trip of \(roundTrip.seconds) s over a 2 x 100 ms link")
+        #expect(statistics.retransmittedPackets != nil && statistics.framesSent > 0, "\(statistics)")
     }
 
     @Test func srtAsAListenerThatAViewerCalls() async throws {
@@ -338,6 +354,7 @@ struct StreamOutputServerTests {
         let received = try Received.read(pulled.path)
         #expect(received.codecs["video"] == "h264" && received.video.count >= 45, "\(received)")
         #expect(received.video.first?.key == true, "a caller is served from a keyframe: \(received)")
+        #expect(run.statistics.first?.roundTripTime != nil, "the caller's link is measured on the listener's side too: \(run.statistics)")
     }
 
     // MARK: RTSP and HLS
@@ -392,6 +409,7 @@ struct StreamOutputServerTests {
         let encoded = json["framesEncoded"] as? Int ?? 0, lost = json["samplesDropped"] as? Int ?? -1
         #expect(dropped >= 30, "a stream of ~250 kbit/s through 100 kbit/s dropped less than a group: \(destination)")
         #expect(sentFrames + dropped == encoded, "every frame is sent or counted dropped: \(destination), \(encoded) encoded")
+        #expect(destination["roundTripTime"] is NSNull, "RTMP reports no round trip: \(destination)")
         let times = try ProbedMovie.videoTimestamps(recording.path)
         #expect(times.count == encoded, "the recording has \(times.count) of \(encoded) frames")
         #expect(Double(encoded + lost) >= 7 * Self.fps, "capture fell behind its frame rate: \(encoded) encoded, \(lost) lost in 8 s")
