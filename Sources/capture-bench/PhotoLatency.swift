@@ -32,8 +32,9 @@ enum PhotoLatency {
     }
 
     /// Runs a real-time 30 fps virtual camera looping `frames` (ready, so a frame is delivered
-    /// at its deadline, as a real camera's) and takes `photos` photos.
-    static func measure(photos: Int, frames: [PixelBuffer]) throws -> Result {
+    /// at its deadline, as a real camera's) and takes `photos` photos: of the newest frame
+    /// delivered (zero shutter lag), or with `nextFrame`, each of the next frame after its request.
+    static func measure(photos: Int, frames: [PixelBuffer], nextFrame: Bool = false) throws -> Result {
         var configuration = VirtualCameraConfiguration(name: "capture-bench photo camera")
         configuration.content = .frames(frames)
         configuration.frameRates = [30]
@@ -51,7 +52,7 @@ enum PhotoLatency {
 
         let interval = camera.activeVideoMinFrameDuration
         let intervalNs = interval.nanoseconds ?? 33_333_333
-        let waiter = Waiter()
+        let waiter = Waiter(nextFrame: nextFrame)
         // One photo first, outside the figures: it starts the worker and warms the encoder.
         _ = try waiter.take(output)
         var generator = SystemRandomNumberGenerator()
@@ -65,7 +66,8 @@ enum PhotoLatency {
             samples.append((finished - requested, delivered - requested, finished - delivered))
         }
         let after = ResourceSnapshot.now()
-        let row = Measurement(label: "CaptureKit photo request -> JPEG, session running", tool: "CaptureKit", frames: photos,
+        let row = Measurement(label: "CaptureKit photo request -> JPEG" + (nextFrame ? ", waitsForNextFrame" : ", zero shutter lag"),
+                              tool: "CaptureKit", frames: photos,
                               delivered: nil, dropped: nil, unaccounted: nil,
                               wallSeconds: after.wallSeconds(since: before), cpuSeconds: after.cpuSeconds(since: before),
                               peakRSSBytes: nil, peakRSSScope: "process", cpuRatio: nil)
@@ -77,9 +79,14 @@ enum PhotoLatency {
         private let queue = DispatchQueue(label: "capture-bench.photo")
         private let done = DispatchSemaphore(value: 0)
         private let last = Mutex<(photo: CapturePhoto, at: Int64, error: CaptureError?)?>(nil)
+        private let nextFrame: Bool
+
+        init(nextFrame: Bool) { self.nextFrame = nextFrame }
 
         func take(_ output: CapturePhotoOutput) throws -> (CapturePhoto, Int64) {
-            output.capturePhoto(with: CapturePhotoSettings(), delegate: self, queue: queue)
+            var settings = CapturePhotoSettings()
+            settings.waitsForNextFrame = nextFrame
+            output.capturePhoto(with: settings, delegate: self, queue: queue)
             guard done.wait(timeout: .now() + .seconds(10)) == .success, let result = last.withLock({ $0 }) else {
                 throw BenchError("no photo within 10 s")
             }

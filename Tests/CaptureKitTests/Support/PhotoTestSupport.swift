@@ -187,11 +187,11 @@ func isCompleteSequence(_ calls: [PhotoCall], error: CaptureError.Code?) -> Bool
 
 /// A 640x480 virtual camera of its own in `pixelFormat`, with extra sizes when asked.
 func makePhotoCamera(_ label: String, pixelFormat: PixelFormat = .nv12, sizes: [(Int, Int)] = [(640, 480)],
-                     position: CaptureDevice.Position = .unspecified) throws -> CaptureDevice {
+                     position: CaptureDevice.Position = .unspecified, frameRate: Int32 = 30) throws -> CaptureDevice {
     try makeTestCamera(label) { configuration in
         configuration.sizes = sizes.map { VirtualCameraConfiguration.Size(width: $0.0, height: $0.1) }
         configuration.pixelFormats = [pixelFormat]
-        configuration.frameRates = [30]
+        configuration.frameRates = [frameRate]
         configuration.position = position
     }
 }

@@ -73,13 +73,24 @@ extension CapturePhotoOutput {
         set { refuse(newValue, "isAutoDeferredPhotoDeliveryEnabled") }
     }
 
-    /// Whether photos come from frames captured before the request
-    /// (`isZeroShutterLagSupported`): false; a photo takes the next frame.
-    public var isZeroShutterLagSupported: Bool { false }
-    /// Whether zero shutter lag is on (`isZeroShutterLagEnabled`): always false.
+    /// Whether photos can come from a frame delivered before the request
+    /// (`isZeroShutterLagSupported`): true.
+    public var isZeroShutterLagSupported: Bool { true }
+    /// Whether a photo takes the newest frame already delivered, when it came at most a frame
+    /// interval (and a half) ago, instead of waiting for the next one (`isZeroShutterLagEnabled`):
+    /// true by default, as on iOS 17. The photo then costs its encoding only. A photo that
+    /// switches the camera's format, fires a flash or sets
+    /// ``CapturePhotoSettings/waitsForNextFrame`` takes the next frame all the same; so does
+    /// one when no frame came in the last interval and a half (a stalled camera), or when no
+    /// output but the photo output looks at a network camera's pixels (its frames are then
+    /// left undecoded between photos). While on, the output holds the newest frame by
+    /// reference (one buffer of the camera's at most).
     public var isZeroShutterLagEnabled: Bool {
-        get { false }
-        set { refuse(newValue, "isZeroShutterLagEnabled") }
+        get { engine.zeroShutterLag.load(ordering: .relaxed) }
+        set {
+            engine.zeroShutterLag.store(newValue, ordering: .relaxed)
+            if !newValue { engine.forgetNewestFrame() }
+        }
     }
 
     private func refuse(_ value: Bool, _ name: String) {

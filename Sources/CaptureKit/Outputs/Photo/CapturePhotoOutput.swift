@@ -12,9 +12,11 @@ import Synchronization
 /// try photo.fileDataRepresentation()!.write(to: URL(fileURLWithPath: "shot.jpg"))
 /// ```
 ///
-/// A photo is made from the next frame the session delivers after the request, so it costs
-/// at most one frame interval plus encoding, and needs no restart; data outputs and a movie
-/// recording keep running meanwhile. Encoding runs on a thread of the output's own. Requests
+/// A photo is made from the newest frame the session delivered before the request (zero
+/// shutter lag, ``isZeroShutterLagEnabled``), so it costs its encoding only — or, when that
+/// frame is stale or the settings ask for it (``CapturePhotoSettings/waitsForNextFrame``), from
+/// the next frame, at most one frame interval later; it needs no restart, and data outputs and
+/// a movie recording keep running meanwhile. Encoding runs on a thread of the output's own. Requests
 /// may overlap: each is served in the order it was made, and every request made while the
 /// same frame was awaited gets that frame.
 ///
@@ -35,6 +37,7 @@ public final class CapturePhotoOutput: CaptureOutput, @unchecked Sendable {
     /// A photo output; add it to a session with a camera input.
     public override init() {
         super.init()
+        engine.zeroShutterLag.store(true, ordering: .relaxed)
     }
 
     // MARK: Capabilities

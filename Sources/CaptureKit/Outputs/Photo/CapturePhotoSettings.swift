@@ -33,7 +33,7 @@ public struct CapturePhotoSettings: Sendable, Hashable {
     /// are turned and the orientation written is `.up`.
     public var appliesOrientationToPixels = false
     /// Speed against quality for this photo (`photoQualityPrioritization`), up to the output's
-    /// ``CapturePhotoOutput/maxPhotoQualityPrioritization``. Every level takes the next frame
+    /// ``CapturePhotoOutput/maxPhotoQualityPrioritization``. Every level takes the same frame
     /// (no Linux camera fuses several), so it changes nothing in the photo today.
     public var photoQualityPrioritization: CapturePhotoOutput.QualityPrioritization = .balanced
     /// Where a Live Photo's movie would go (`livePhotoMovieFileURL`). No Linux camera takes
@@ -43,6 +43,11 @@ public struct CapturePhotoSettings: Sendable, Hashable {
     public var previewPhotoPixelFormat: PixelFormat?
     /// The largest preview image wanted; nil for at most 256 × 256.
     public var previewPhotoDimensions: PhotoDimensions?
+    /// Whether the photo waits for the next frame the camera delivers rather than taking the
+    /// newest one already delivered (zero shutter lag, ``CapturePhotoOutput/isZeroShutterLagEnabled``):
+    /// for a photo after a change the newest frame cannot show yet (a light switched on, a
+    /// focus or exposure change). False by default.
+    public var waitsForNextFrame = false
 
     /// Settings for a photo in `fileType` (JPEG by default) with a new ``uniqueID``.
     public init(fileType: PhotoFileType = .jpeg) {
@@ -58,6 +63,7 @@ public struct CapturePhotoSettings: Sendable, Hashable {
         flashMode = settings.flashMode
         appliesOrientationToPixels = settings.appliesOrientationToPixels
         photoQualityPrioritization = settings.photoQualityPrioritization
+        waitsForNextFrame = settings.waitsForNextFrame
         livePhotoMovieFileURL = settings.livePhotoMovieFileURL
         previewPhotoPixelFormat = settings.previewPhotoPixelFormat
         previewPhotoDimensions = settings.previewPhotoDimensions

@@ -2,12 +2,14 @@ import Foundation
 import Synchronization
 
 /// The photo machinery behind ``CapturePhotoOutput`` and ``CaptureStillImageOutput``: accepts
-/// requests, gives each the next frame the session delivers, encodes off the device thread and
-/// reports every request exactly once per stage, in the order the requests were made.
+/// requests, gives each the newest frame already delivered (zero shutter lag, when it is fresh
+/// enough) or the next frame the session delivers, encodes off the device thread and reports
+/// every request exactly once per stage, in the order the requests were made.
 ///
-/// Frames are only looked at while a request is armed: when none is, ``receive(_:)`` is one
-/// atomic load. The worker thread exists only while requests are queued, and a queued request
-/// keeps its output alive until it has reported.
+/// Pixels are only asked for while a request is armed; frames that are delivered anyway (for
+/// another output) are kept by reference, the newest one only, for zero shutter lag. The
+/// worker thread exists only while requests are queued, and a queued request keeps its output
+/// alive until it has reported.
 final class PhotoCaptureEngine: @unchecked Sendable {
     // Unchecked Sendable: its state is guarded by an NSCondition (a wait Mutex cannot do).
     private let condition = NSCondition()
@@ -20,6 +22,11 @@ final class PhotoCaptureEngine: @unchecked Sendable {
     private var worker: WorkerThread?
     /// Read on the device thread for every frame, so kept outside the lock.
     private let armedCount = Atomic<Int>(0)
+    /// Whether requests may take the newest frame already delivered.
+    let zeroShutterLag = Atomic<Bool>(false)
+    /// The newest frame with pixels the session delivered, while ``zeroShutterLag`` is on, and
+    /// when it came.
+    private let newest = Mutex<(sample: SampleBuffer, arrival: MediaTime)?>(nil)
     private let threadName: String
     /// What the owner calls a request in messages ("photo", "still").
     private let noun: String
@@ -59,7 +66,12 @@ final class PhotoCaptureEngine: @unchecked Sendable {
         queue.append(request)
         if request.failure != nil { announceCapture(request) }
         let armsNow = request.failure == nil && request.plan?.stillFormat == nil
-        if armsNow { arm(request) }
+        if armsNow, let frame = freshNewestFrame(for: request) {
+            request.frame = frame
+            announceCapture(request)
+        } else if armsNow {
+            arm(request)
+        }
         if !workerRunning {
             workerRunning = true
             // The previous worker, if any, has left its loop (it cleared workerRunning last).
@@ -142,9 +154,15 @@ final class PhotoCaptureEngine: @unchecked Sendable {
             previewPixelFormat: settings.previewPhotoPixelFormat)
         // A few frame intervals, and never less than a few seconds: the frame is due within one.
         let interval = max(device.activeVideoMaxFrameDuration.seconds, stillFormat.map { $0.maxFrameDuration.seconds } ?? 0)
-        let plan = PhotoPlan(settings: settings, box: box, stillFormat: stillFormat, orientation: orientation,
+        var plan = PhotoPlan(settings: settings, box: box, stillFormat: stillFormat, orientation: orientation,
                              make: device.manufacturer, model: device.localizedName, hasFlash: device.hasPhotoFlash,
                              frameTimeoutSeconds: max(3, (interval.isFinite ? interval : 0) * 5) + (stillFormat == nil ? 0 : 2))
+        // The newest frame serves when it came at most a frame interval ago (and a half, for the
+        // jitter of deliveries): earlier, the camera has stalled, and the next one is the photo.
+        let frameInterval = device.activeVideoMaxFrameDuration
+        if stillFormat == nil, !settings.waitsForNextFrame, settings.flashMode == .off, frameInterval.isValid, frameInterval > .zero {
+            plan.newestFrame = (frameInterval + MediaTime(value: frameInterval.value, timescale: frameInterval.timescale * 2), activeSize)
+        }
         return PhotoRequest(plan: plan, resolved: resolved, sink: sink, session: session, device: device)
     }
 
@@ -170,6 +188,22 @@ final class PhotoCaptureEngine: @unchecked Sendable {
 
     // MARK: Frames (device thread)
 
+    /// The newest delivered frame, if the request may take it: zero shutter lag is on, the
+    /// plan allows it, and the frame came recently enough and has the size the photo expects.
+    /// Its age counts from its delivery, not its capture: a camera hands a frame over a frame
+    /// interval or more after it began exposing it.
+    private func freshNewestFrame(for request: PhotoRequest) -> SampleBuffer? {
+        guard zeroShutterLag.load(ordering: .relaxed), let limit = request.plan?.newestFrame,
+              let (sample, arrival) = newest.withLock({ $0 }), let pixels = sample.pixelBuffer,
+              pixels.width == limit.size.width, pixels.height == limit.size.height,
+              MonotonicClock.now() - arrival <= limit.maximumAge
+        else { return nil }
+        return sample
+    }
+
+    /// Lets go of the kept frame (its buffer may belong to the camera's driver).
+    func forgetNewestFrame() { newest.withLock { $0 = nil } }
+
     /// Must be called with the lock held.
     private func arm(_ request: PhotoRequest) {
         armed.append(request)
@@ -181,6 +215,11 @@ final class PhotoCaptureEngine: @unchecked Sendable {
 
     /// Gives `sample` to every armed request it suits. Runs on the device thread.
     func receive(_ sample: SampleBuffer) {
+        // Replacing the kept frame releases the one before: at most one frame is held.
+        if zeroShutterLag.load(ordering: .relaxed), sample.pixelBuffer != nil, !sample.pixelsAreStandIn {
+            let arrival = MonotonicClock.now()
+            newest.withLock { $0 = (sample, arrival) }
+        }
         guard armedCount.load(ordering: .acquiring) > 0, let frame = sample.pixelBuffer else { return }
         condition.lock()
         var assigned = false
@@ -207,6 +246,7 @@ final class PhotoCaptureEngine: @unchecked Sendable {
     /// Fails every request still waiting for its frame (the session stopped, or its camera went
     /// away).
     func failWaiting(with error: CaptureError) {
+        forgetNewestFrame()
         condition.lock()
         for request in queue where request.frame == nil && request.failure == nil { failLocked(request, with: error) }
         condition.unlock()

@@ -12,4 +12,8 @@ struct PhotoPlan: Sendable {
     var hasFlash: Bool
     /// How long to wait for the frame before failing.
     var frameTimeoutSeconds: Double
+    /// How long ago the newest frame may have been delivered for the photo to take it
+    /// (zero shutter lag), and the size it must have; nil when the photo needs a frame after
+    /// the request (a switch of format, a flash, ``CapturePhotoSettings/waitsForNextFrame``).
+    var newestFrame: (maximumAge: MediaTime, size: PhotoDimensions)?
 }

@@ -278,45 +278,84 @@ extension RealTimeCaptureTests {
             }
         }
 
-        /// A photo is made from the first frame the camera delivers after the request: never an
-        /// older one, however late a loaded machine delivers, and stamped with that frame's exact
-        /// capture time.
-        @Test func photoComesFromTheNextFrame() async throws {
-            let camera = try makePhotoCamera("next frame")
+        /// The frame rate of ``takeEight(_:settings:configure:)``'s camera: slow, so that a
+        /// loaded machine rarely makes the newest frame older than zero shutter lag takes.
+        static let slowRate: Int32 = 10
+
+        /// Eight photos one after the other from a 10 fps camera, each with the time it was
+        /// requested and returned, and every frame a data output saw.
+        private func takeEight(_ label: String, settings: (inout CapturePhotoSettings) -> Void = { _ in },
+                               configure: (CapturePhotoOutput) -> Void = { _ in })
+            async throws -> (taken: [(requested: Int64, returned: Int64, photo: CapturePhoto)], seen: [ReceivedSample]) {
+            let camera = try makePhotoCamera(label, frameRate: Self.slowRate)
             defer { CaptureDevice.removeVirtualDevice(camera) }
             let frames = CaptureVideoDataOutput()
             let watcher = SampleRecorder(label: "tests.photo.watcher")
             watcher.attach(to: frames)
             let (session, output) = try await Self.running(camera, extraOutputs: [frames])
             defer { try? session.stopRunning() }
+            configure(output)
             #expect(await watcher.samples.wait(forCount: 2, timeout: .seconds(30)))
             var taken: [(requested: Int64, returned: Int64, photo: CapturePhoto)] = []
             for _ in 0..<8 {
+                var request = CapturePhotoSettings()
+                settings(&request)
                 let requested = MonotonicClock.nanoseconds()
-                let photo = try await output.capturePhoto(with: CapturePhotoSettings())
+                let photo = try await output.capturePhoto(with: request)
                 taken.append((requested, MonotonicClock.nanoseconds(), photo))
             }
             try session.stopRunning()
+            return (taken, watcher.samples.items)
+        }
 
-            let seen = watcher.samples.items
+        /// What every photo's frame is, however it was chosen: never older than a frame
+        /// delivered before the request (the camera hands a frame to every output before it
+        /// makes the next: a frame the watcher had before the request reached the photo output
+        /// before the request, or is that frame on its way), stamped with its exact capture
+        /// time, captured before the photo came back.
+        private func checkFrames(_ taken: [(requested: Int64, returned: Int64, photo: CapturePhoto)], seen: [ReceivedSample]) throws {
             let reference = try #require(seen.first)
-            let duration = frameDuration(fps: 30)
+            let duration = frameDuration(fps: Self.slowRate)
             for (requested, returned, photo) in taken {
                 let index = try #require(photo.sourceSequenceNumber)
-                // The camera hands a frame to every output before it makes the next: a frame the
-                // watcher had before the request reached the photo output before the request,
-                // so the photo's frame is that one at the oldest (it may have been taken on its
-                // way), never an earlier one.
                 if let before = seen.last(where: { $0.arrival < requested }) {
                     #expect(index >= before.sequenceNumber, "photo of frame \(index), though frame \(before.sequenceNumber) had been delivered before the request")
                 }
-                // Its frame's capture time, exactly, and captured before the photo came back.
                 #expect(photo.timestamp == reference.sample.presentationTimeStamp + duration * (Int64(index) - Int64(reference.sequenceNumber)),
                         "photo of frame \(index) stamped \(photo.timestamp)")
                 let captured = try #require((photo.timestamp + duration).nanoseconds)
                 #expect(captured <= returned + 500_000, "photo of frame \(index) came back before the frame was captured")
             }
-            // One after the other, each from a newer frame.
+        }
+
+        /// Zero shutter lag (the default): a photo takes the newest frame already delivered
+        /// when it is fresh (delivered at most 1.5 frame intervals ago), so photos come from
+        /// frames delivered before their requests; a stale one (a loaded machine's) gives way to
+        /// the next frame, never to an older one.
+        @Test func aPhotoTakesTheNewestFrameAlreadyDelivered() async throws {
+            let (taken, seen) = try await takeEight("newest frame")
+            try checkFrames(taken, seen: seen)
+            let indices = taken.compactMap(\.photo.sourceSequenceNumber)
+            #expect(zip(indices, indices.dropFirst()).allSatisfy { $0 <= $1 }, "\(indices)")
+            // From the past: photos taken back to back mostly come from a frame the watcher had
+            // been given before the request — delivered already. Waiting for the next frame, a
+            // photo could only when that frame was still on its way from the watcher to the
+            // photo output at the request: a matter of microseconds in 100 ms.
+            let delivered = taken.filter { photo in
+                seen.contains { $0.sequenceNumber == photo.photo.sourceSequenceNumber && $0.arrival < photo.requested }
+            }
+            #expect(delivered.count >= 4, "only \(delivered.count) of 8 photos came from a frame delivered before their request: \(indices)")
+        }
+
+        /// ``CapturePhotoSettings/waitsForNextFrame``, or zero shutter lag turned off: each photo
+        /// waits for a frame after its request — one after the other, each from a newer frame.
+        @Test(arguments: [true, false])
+        func withoutZeroShutterLagAPhotoWaitsForTheNextFrame(askedInTheSettings: Bool) async throws {
+            let (taken, seen) = try await takeEight("next frame", settings: { $0.waitsForNextFrame = askedInTheSettings }) { output in
+                #expect(output.isZeroShutterLagSupported && output.isZeroShutterLagEnabled)
+                if !askedInTheSettings { output.isZeroShutterLagEnabled = false }
+            }
+            try checkFrames(taken, seen: seen)
             let indices = taken.compactMap(\.photo.sourceSequenceNumber)
             #expect(zip(indices, indices.dropFirst()).allSatisfy { $0 < $1 }, "\(indices)")
         }
