@@ -6,9 +6,11 @@ import Synchronization
 /// (`AVCaptureMetadataOutput`), with ZBar and zxing-cpp, on a thread of its own.
 ///
 /// Like AVFoundation's, the output looks for nothing until told which
-/// ``metadataObjectTypes`` to find. It always works on the newest frame: while it is busy with
-/// one frame, newer ones replace each other and the skipped ones are counted in
-/// ``statistics``, so scanning never slows capture or the session's other outputs.
+/// ``metadataObjectTypes`` to find. On a live camera it works on the newest frame: while it is
+/// busy with one frame, newer ones replace each other and the skipped ones are counted in
+/// ``statistics``, so scanning never slows capture or the session's other outputs. A device
+/// that is not live (a file device, an unpaced virtual camera) is held back instead, so every
+/// frame is scanned.
 ///
 /// ```swift
 /// let scanner = CaptureMetadataOutput()
@@ -62,6 +64,9 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
     /// Read per frame on the device thread: whether a delegate is set and any type is asked for.
     private let hasDelegate = Atomic<Bool>(false)
     private let wantsTypes = Atomic<Bool>(false)
+    private let hasObservers = Atomic<Bool>(false)
+    private let observers = Mutex<[Int: @Sendable ([MetadataObject]) -> Void]>([:])
+    private let nextObserver = Atomic<Int>(0)
     private var delivery: DeliveryQueue!
 
     /// How many object batches a stream keeps for a slow reader.
@@ -156,7 +161,28 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
 
     /// Whether anyone listens and any type is asked for; read per frame on the device thread.
     private var isActive: Bool {
-        wantsTypes.load(ordering: .relaxed) && (hasDelegate.load(ordering: .relaxed) || streams.hasStreams)
+        wantsTypes.load(ordering: .relaxed) && (hasDelegate.load(ordering: .relaxed) || streams.hasStreams || hasObservers.load(ordering: .relaxed))
+    }
+
+    // MARK: Observers (other parts of CaptureKit)
+
+    /// Calls `body` on the scanning thread with every frame's objects, before the delegate and
+    /// the streams hear of them; returns the number to stop with (``stopObserving(_:)``).
+    package func observeObjects(_ body: @escaping @Sendable ([MetadataObject]) -> Void) -> Int {
+        let id = nextObserver.add(1, ordering: .relaxed).newValue
+        observers.withLock {
+            $0[id] = body
+            hasObservers.store(true, ordering: .relaxed)
+        }
+        return id
+    }
+
+    /// Stops the observer `id` of ``observeObjects(_:)``.
+    package func stopObserving(_ id: Int) {
+        observers.withLock {
+            $0[id] = nil
+            hasObservers.store(!$0.isEmpty, ordering: .relaxed)
+        }
     }
 
     // MARK: Session hooks
@@ -166,7 +192,11 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
     override func receive(_ sample: SampleBuffer, from connection: CaptureConnection) {
         // Nothing asked for or nobody listening: no frame is queued, converted or scanned.
         guard isActive else { return }
-        delivery.enqueue(DeliveryQueue.Item(sample: sample, connection: connection))
+        if let device = connection.device, !device.backend.isLive {
+            scan(DeliveryQueue.Item(sample: sample, connection: connection))   // held back: every frame of a file is scanned
+        } else {
+            delivery.enqueue(DeliveryQueue.Item(sample: sample, connection: connection))
+        }
     }
 
     override func deviceDidDrop(count: Int, from connection: CaptureConnection) {
@@ -198,6 +228,7 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
             return (consumers.delegate, consumers.queue)
         }
         guard !objects.isEmpty else { return }
+        for observer in observers.withLock({ Array($0.values) }) { observer(objects) }
         streams.yield(objects)
         if let delegate, let queue {
             // Synchronous, as the data outputs: while the delegate works, newer frames replace

@@ -243,6 +243,40 @@ extension RealTimeCaptureTests {
             #expect(streamed.count == 0)
         }
 
+        /// A camera that is not live (unpaced, as a file device) is held back: every frame is
+        /// scanned, none skipped, and every frame showing the code is found — the code in the
+        /// second half of each 40-frame loop, scanned however fast the camera could go.
+        @Test func aHeldBackCameraHasEveryFrameScanned() async throws {
+            let blank = try CodeFrame().pixelBuffer(.nv12)
+            var picture = CodeFrame()
+            try picture.paste(try MetadataFixtures.code(.qr), x: 200, y: 120)
+            let code = try picture.pixelBuffer(.nv12)
+            let camera = try makeTestCamera("held back") {
+                $0.content = .frames(Array(repeating: blank, count: 20) + Array(repeating: code, count: 20))
+                $0.frameRates = [30]
+                $0.pacing = .unpaced
+            }
+            defer { CaptureDevice.removeVirtualDevice(camera) }
+            let output = CaptureMetadataOutput()
+            let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [output])
+            try output.setMetadataObjectTypes([.qr])
+            let stream = output.metadataObjects
+            try await session.start()
+            var found = 0
+            for await _ in stream {
+                found += 1
+                if found == 60 { break }
+            }
+            try await session.stop()
+            let statistics = output.statistics
+            #expect(statistics.skippedFrames == 0, "\(statistics)")
+            // Frames 0...n-1 were scanned, in order: those of them that show the code, exactly.
+            let scanned = statistics.scannedFrames
+            let withCode = scanned / 40 * 20 + max(0, scanned % 40 - 20)
+            #expect(statistics.framesWithObjects == withCode, "\(statistics): \(withCode) of the first \(scanned) frames show the code")
+            #expect(scanned >= 3 * 40, "\(statistics)")
+        }
+
         @Test func theStreamDeliversWhatTheDelegateGets() async throws {
             var picture = CodeFrame()
             try picture.paste(try MetadataFixtures.code(.code39), x: 100, y: 100)

@@ -42,8 +42,8 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
         var sink: PreRollSink?
         weak var delegate: (any CapturePreRollOutputDelegate)?
         var queue = DispatchQueue(label: "CaptureKit.preRollOutput.delegate")
-        /// The task reading a metadata output's codes (``triggersOnCodes(from:)``).
-        var codes: Task<Void, Never>?
+        /// Ends the watch on a metadata output's codes (``triggersOnCodes(from:)``).
+        var stopCodes: (@Sendable () -> Void)?
     }
 
     private let settings = Mutex(Settings())
@@ -61,7 +61,7 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
 
     deinit {
         state.withLock { $0.recording }?.cancel()
-        state.withLock { $0.codes }?.cancel()
+        state.withLock { $0.stopCodes }?()
         streams.finish()
     }
 
@@ -161,13 +161,14 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
         settings.withLock { $0.sound = trigger.map(SoundTriggerState.init) }
     }
 
-    /// Replaces the task that triggers clips from elsewhere (``triggersOnCodes(from:)``),
-    /// cancelling the one before.
-    func replaceTriggerTask(_ task: Task<Void, Never>?) {
-        state.withLock { state in
-            state.codes?.cancel()
-            state.codes = task
+    /// Replaces the watch that triggers clips from elsewhere (``triggersOnCodes(from:)``): `stop`
+    /// ends the new one; the one before is ended now.
+    func replaceTriggerWatch(stop: (@Sendable () -> Void)?) {
+        let previous = state.withLock { state in
+            defer { state.stopCodes = stop }
+            return state.stopCodes
         }
+        previous?()
     }
 
     /// A new stream of the output's events. Every access makes an independent stream.
