@@ -268,10 +268,20 @@ struct ScanRig {
     }
 }
 
-/// A virtual camera showing `frames` in a loop at 30 fps.
-func makeCodeCamera(_ label: String, frames: [PixelBuffer]) throws -> CaptureDevice {
+/// A virtual camera showing `frames` in a loop at 30 fps (`pacing`: in real time, or as fast
+/// as its outputs take them).
+func makeCodeCamera(_ label: String, frames: [PixelBuffer], pacing: VirtualCameraConfiguration.Pacing = .realTime) throws -> CaptureDevice {
     try makeTestCamera(label) { configuration in
         configuration.content = .frames(frames)
         configuration.frameRates = [30]
+        configuration.pacing = pacing
     }
+}
+
+/// `blank` empty NV12 frames, then `shown` frames with a QR code at (200, 120): a loop in which
+/// the code comes into view and goes.
+func qrCodeLoop(blank: Int, shown: Int) throws -> [PixelBuffer] {
+    var picture = CodeFrame()
+    try picture.paste(try MetadataFixtures.code(.qr), x: 200, y: 120)
+    return Array(repeating: try CodeFrame().pixelBuffer(.nv12), count: blank) + Array(repeating: try picture.pixelBuffer(.nv12), count: shown)
 }

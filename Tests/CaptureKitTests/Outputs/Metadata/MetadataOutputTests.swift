@@ -247,15 +247,7 @@ extension RealTimeCaptureTests {
         /// scanned, none skipped, and every frame showing the code is found — the code in the
         /// second half of each 40-frame loop, scanned however fast the camera could go.
         @Test func aHeldBackCameraHasEveryFrameScanned() async throws {
-            let blank = try CodeFrame().pixelBuffer(.nv12)
-            var picture = CodeFrame()
-            try picture.paste(try MetadataFixtures.code(.qr), x: 200, y: 120)
-            let code = try picture.pixelBuffer(.nv12)
-            let camera = try makeTestCamera("held back") {
-                $0.content = .frames(Array(repeating: blank, count: 20) + Array(repeating: code, count: 20))
-                $0.frameRates = [30]
-                $0.pacing = .unpaced
-            }
+            let camera = try makeCodeCamera("held back", frames: try qrCodeLoop(blank: 20, shown: 20), pacing: .unpaced)
             defer { CaptureDevice.removeVirtualDevice(camera) }
             let output = CaptureMetadataOutput()
             let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [output])

@@ -69,18 +69,10 @@ struct PreRollTriggerTests {
     }
 
     @Test func aCodeInViewStartsAClip() async throws {
-        let blank = try CodeFrame().pixelBuffer(.nv12)
-        var picture = CodeFrame()
-        try picture.paste(try MetadataFixtures.code(.qr), x: 200, y: 120)
-        let code = try picture.pixelBuffer(.nv12)
         // Unpaced: the scanner and the ring hold the camera back, so every frame is scanned and
         // every frame with the code triggers before the next one is made, however loaded the
         // machine (a live camera's scanner skips frames it has no time for).
-        let camera = try makeTestCamera("code trigger") {
-            $0.content = .frames(Array(repeating: blank, count: 30) + Array(repeating: code, count: 30))
-            $0.frameRates = [30]
-            $0.pacing = .unpaced
-        }
+        let camera = try makeCodeCamera("code trigger", frames: try qrCodeLoop(blank: 30, shown: 30), pacing: .unpaced)
         defer { CaptureDevice.removeVirtualDevice(camera) }
         let metadata = CaptureMetadataOutput()
         let preRoll = CapturePreRollOutput()
