@@ -10,9 +10,11 @@ cd "$(dirname "$0")/.."
 # with its RTMP module, the server the stream benchmark publishes to (it runs its own instance
 # on a free loopback port; the package's own service is left as Debian sets it up).
 scripts/install-deps.sh ffmpeg libjpeg-turbo-progs \
-  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
+  gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-opencv nginx libnginx-mod-rtmp
 
 # Build chatter goes to stderr so `scripts/bench.sh --json` prints only JSON on stdout.
+# capture too: the startup benchmark times `capture devices` beside the peers.
 swift build -c release --product capture-bench >&2
+swift build -c release --product capture >&2
 exec "$(swift build -c release --show-bin-path)/capture-bench" "$@"

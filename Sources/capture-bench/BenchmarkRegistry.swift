@@ -15,6 +15,7 @@ enum BenchmarkRegistry {
         WebPreviewBenchmark(),
         AudioCaptureBenchmark(),
         V4L2LatencyBenchmark(),
+        StartupBenchmark(),
     ]
 
     /// The benchmarks named in `names`, in registry order; all of them when `names` is empty.
