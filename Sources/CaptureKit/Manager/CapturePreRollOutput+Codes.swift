@@ -5,7 +5,7 @@ extension CapturePreRollOutput {
     /// reason (it may be a secret: a Wi-Fi password, a ticket).
     ///
     /// The trigger comes on the scanning thread as the code is found, before the next frame is
-    /// scanned: with a file or an unpaced camera (scanned frame by frame, holding the device
+    /// scanned: with a file read unpaced or an unpaced camera (scanned frame by frame, holding the device
     /// back) every frame with a code triggers, however loaded the machine.
     public func triggersOnCodes(from metadata: CaptureMetadataOutput?) {
         let stop = metadata.map { metadata -> @Sendable () -> Void in

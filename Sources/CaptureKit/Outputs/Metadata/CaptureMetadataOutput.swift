@@ -9,7 +9,7 @@ import Synchronization
 /// ``metadataObjectTypes`` to find. On a live camera it works on the newest frame: while it is
 /// busy with one frame, newer ones replace each other and the skipped ones are counted in
 /// ``statistics``, so scanning never slows capture or the session's other outputs. A device
-/// that is not live (a file device, an unpaced virtual camera) is held back instead, so every
+/// that is not live (a file device read unpaced, an unpaced virtual camera) is held back instead, so every
 /// frame is scanned.
 ///
 /// ```swift
