@@ -16,8 +16,7 @@ enum PreviewCommand: Command {
         .flag("mirror", "mirror the picture left to right"),
         .flag("fullscreen", "open the window fullscreen"),
         .flag("web", "serve a web page instead of opening a window"),
-        .value("port", "N", "the web page's port (default: any free port)"),
-        .value("bind", "ADDR", "the address to listen on (default 127.0.0.1, this machine only;\n0.0.0.0 for every interface)"),
+    ] + WebPageOptions.options + [
         .value("library", "DIR", "the media library under DIR instead of the user's"),
         .value("quality", "Q", "JPEG quality of the web picture, 1...100 (default 75)"),
     ]
@@ -97,20 +96,15 @@ enum PreviewCommand: Command {
     }
 
     private static func web(_ arguments: Arguments) throws -> ExitStatus {
-        var options = CaptureWebPreview.Options()
-        options.port = try arguments.integer("port", default: 0, in: 0...65535)
+        var options = try WebPageOptions.parse(arguments)
         options.quality = try arguments.integer("quality", default: 75, in: 1...100)
-        if let bind = arguments.value("bind") { options.bindAddress = bind }
         let library = try CommandPath.library(arguments, "library")
         let device = try DeviceLookup.find(arguments.value("device"), mediaType: .video)
         let manager = CaptureManager(library: library)
         try manager.configureVideoInput(device: device)
         let preview = try CaptureWebPreview(manager: manager, options: options)
         try manager.captureSession.startRunning()
-        Console.print("serving \(device.localizedName) at \(preview.url.absoluteString)")
-        if options.bindAddress != "127.0.0.1" && options.bindAddress != "::1" {
-            Console.print("listening on \(options.bindAddress): anyone who can reach port \(preview.port) and has the URL can watch")
-        }
+        WebPageOptions.announce(preview, serving: device.localizedName, bindAddress: options.bindAddress, say: Console.print)
         let stopped = DispatchSemaphore(value: 0)
         let interrupt = SignalWatcher(signals: [SIGINT, SIGTERM]) { stopped.signal() }
         stopped.wait()

@@ -26,8 +26,7 @@ enum WatchCommand: Command {
         .value("pre", "T", "also keep T before motion began (a pre-roll ring of encoded video); clips\nthen start on the keyframe at or before it"),
         .value("duration", "T", "stop after T (10s, 1.5m); default: until interrupted"),
         .flag("web", "serve a web page of the live picture and a timeline of the motion and clips,\neach clip playable in the page"),
-        .value("port", "N", "the web page's port (default: any free port)"),
-        .value("bind", "ADDR", "the address to listen on (default 127.0.0.1, this machine only;\n0.0.0.0 for every interface)"),
+    ] + WebPageOptions.options + [
         .flag("unpaced", "read file: devices as fast as the detector and encoder go"),
         .flag("json", "one JSON object per clip and line: file, trigger, score, boxes, duration, frames"),
     ]
@@ -142,18 +141,13 @@ enum WatchCommand: Command {
     /// The web preview of `session` with the ring's clips and the motion on its timeline.
     private static func timelinePage(_ session: CaptureSession, _ arguments: Arguments, clips: CapturePreRollOutput,
                                      motion: CaptureMotionOutput?) throws -> CaptureWebPreview {
-        var options = CaptureWebPreview.Options()
-        options.port = try arguments.integer("port", default: 0, in: 0...65535)
-        if let bind = arguments.value("bind") { options.bindAddress = bind }
+        let options = try WebPageOptions.parse(arguments)
         let preview = try CaptureWebPreview(session: session, options: options)
         preview.showClips(of: clips)
         if let motion { preview.showMotion(of: motion) }
         // With --json, standard output holds one clip per line and nothing else.
-        let say = arguments.has("json") ? Console.error : Console.print
-        say("serving the picture and the timeline at \(preview.url.absoluteString)")
-        if options.bindAddress != "127.0.0.1" && options.bindAddress != "::1" {
-            say("listening on \(options.bindAddress): anyone who can reach port \(preview.port) and has the URL can watch")
-        }
+        WebPageOptions.announce(preview, serving: "the picture and the timeline", bindAddress: options.bindAddress,
+                                say: arguments.has("json") ? Console.error : Console.print)
         return preview
     }
 

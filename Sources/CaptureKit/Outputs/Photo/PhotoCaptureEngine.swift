@@ -161,7 +161,7 @@ final class PhotoCaptureEngine: @unchecked Sendable {
         // jitter of deliveries): earlier, the camera has stalled, and the next one is the photo.
         let frameInterval = device.activeVideoMaxFrameDuration
         if stillFormat == nil, !settings.waitsForNextFrame, settings.flashMode == .off, frameInterval.isValid, frameInterval > .zero {
-            plan.newestFrame = (frameInterval + MediaTime(value: frameInterval.value, timescale: frameInterval.timescale * 2), activeSize)
+            plan.newestFrame = (MediaTime(value: frameInterval.value * 3, timescale: frameInterval.timescale * 2), activeSize)
         }
         return PhotoRequest(plan: plan, resolved: resolved, sink: sink, session: session, device: device)
     }

@@ -112,7 +112,7 @@ extension CaptureWebPreview {
     /// thread (a stream consumer's, which must not wait for frames).
     private func takeSnapshot(for id: Int) {
         let after = requestFrame()
-        DispatchQueue.global(qos: .utility).async { [weak self] in
+        snapshots.async { [weak self] in
             guard let self, let frame = self.broadcast.frame(after: after, timeout: 3) else { return }
             self.timeline.withLock { $0.update(id) { $0.snapshot = frame.jpeg } }
         }

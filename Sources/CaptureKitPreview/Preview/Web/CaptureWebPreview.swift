@@ -93,6 +93,8 @@ public final class CaptureWebPreview: CaptureOutput, CaptureOutputReceiver, @unc
     /// The tasks that follow outputs' events onto the timeline; cancelled by ``stop()``.
     private let followers = Mutex<[Task<Void, Never>]>([])
     private let timelineSources = Atomic<Int>(0)
+    /// Where the timeline's pictures are waited for: one thread, however many events come.
+    let snapshots = DispatchQueue(label: "CaptureKit.webPreview.snapshots", qos: .utility)
     private var delivery: DeliveryQueue!
     private var server: WebPreviewServer?
 
@@ -237,7 +239,7 @@ public final class CaptureWebPreview: CaptureOutput, CaptureOutputReceiver, @unc
         case ("GET", let path) where path.hasPrefix("/thumbnail/") && path.hasSuffix(".jpg"):
             return thumbnail(id: String(path.dropFirst("/thumbnail/".count).dropLast(".jpg".count)))
         case ("GET", let path) where path.hasPrefix("/timeline/"):
-            return timelineFile(path.dropFirst("/timeline/".count))
+            return timelineFile(path.dropFirst("/timeline/".count), range: request.range)
         case ("POST", "/photo"):
             return control { manager throws(CaptureError) in try await manager.takePhoto().asset }
         case ("POST", "/record/start"):
@@ -321,7 +323,7 @@ public final class CaptureWebPreview: CaptureOutput, CaptureOutputReceiver, @unc
 
     /// A timeline entry's file: `ID/clip` (a finished clip's movie) or `ID/thumbnail.jpg`.
     /// Only files an event named are served, and only while the timeline keeps the entry.
-    private func timelineFile(_ path: Substring) -> WebPreviewServer.Response {
+    private func timelineFile(_ path: Substring, range: String?) -> WebPreviewServer.Response {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let id = Int(parts[0]), let entry = timeline.withLock({ $0.entry(id) }) else {
             return .text(404, "no timeline entry /timeline/\(path)")
@@ -329,10 +331,10 @@ public final class CaptureWebPreview: CaptureOutput, CaptureOutputReceiver, @unc
         switch parts[1] {
         case "clip":
             guard entry.state == .finished, let clip = entry.clip else { return .text(404, "timeline entry \(id) has no finished clip") }
-            return .file(clip, contentType: clip.pathExtension.lowercased() == "mov" ? "video/quicktime" : "video/mp4")
+            return .file(clip, contentType: clip.pathExtension.lowercased() == "mov" ? "video/quicktime" : "video/mp4", range: range)
         case "thumbnail.jpg":
             if let file = entry.thumbnailFile, FileManager.default.isReadableFile(atPath: file.path) {
-                return .file(file, contentType: "image/jpeg")
+                return .file(file, contentType: "image/jpeg", range: range)
             }
             guard let snapshot = entry.snapshot else { return .text(404, "timeline entry \(id) has no picture yet") }
             return .body(status: 200, contentType: "image/jpeg", snapshot)

@@ -27,9 +27,9 @@ final class WebPreviewServer: @unchecked Sendable {
     enum Response: Sendable {
         case body(status: Int, contentType: String, Data)
         case stream(MJPEGViewer)
-        /// A file, whole or the part the request's `Range` asks for; read by libmicrohttpd
-        /// straight from the file (sendfile), however large.
-        case file(URL, contentType: String)
+        /// A file, whole or the part `range` (the request's `Range` header) asks for; read by
+        /// libmicrohttpd straight from the file (sendfile), however large.
+        case file(URL, contentType: String, range: String?)
 
         static func json(_ status: Int, _ data: Data) -> Response { .body(status: status, contentType: "application/json", data) }
         static func text(_ status: Int, _ message: String) -> Response {
@@ -122,14 +122,14 @@ final class WebPreviewServer: @unchecked Sendable {
         }
         let request = Request(method: String(cString: method), path: String(cString: url), token: value(.GET_ARGUMENT_KIND, "token"),
                               range: value(.HEADER_KIND, "Range"))
-        return server.answer(connection, with: server.route(request), range: request.range)
+        return server.answer(connection, with: server.route(request))
     }
 
-    private func answer(_ connection: OpaquePointer, with response: Response, closing: Bool = false, range: String? = nil) -> MHD_Result {
+    private func answer(_ connection: OpaquePointer, with response: Response, closing: Bool = false) -> MHD_Result {
         let made: OpaquePointer?
         let status: Int
         switch response {
-        case .file(let url, let contentType):
+        case .file(let url, let contentType, let range):
             guard let file = FileAnswer(url: url, range: range) else {
                 return answer(connection, with: .text(404, "\(url.lastPathComponent) is gone"), closing: closing)
             }
