@@ -92,6 +92,8 @@ struct DeviceDescriptor: Sendable {
     var mediaType: MediaType
     /// What the device really is, whatever `deviceType` it claims.
     var origin: Origin = .hardware
+    /// The bus whose bandwidth the device shares with others (USB), if any.
+    var bus: CaptureDevice.Bus?
 
     /// Where a device comes from. A virtual camera may claim to be a `.builtInWideAngleCamera`
     /// facing `.back`, so its type cannot tell.

@@ -16,6 +16,9 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
     private struct Consumers {
         weak var delegate: (any SampleBufferDelegate)?
         var queue: DispatchQueue?
+        /// The synchronizer that takes the samples instead of the delegate, and this output's place in it.
+        weak var synchronizer: CaptureDataOutputSynchronizer?
+        var synchronizedIndex = 0
         var delivered = 0
         var dropped = 0
     }
@@ -47,7 +50,20 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
         consumers.withLock {
             $0.delegate = delegate
             $0.queue = delegate == nil ? nil : (queue ?? DispatchQueue(label: "CaptureKit.sampleBufferDelegate"))
-            hasDelegate.store(delegate != nil, ordering: .relaxed)
+            hasDelegate.store(delegate != nil || $0.synchronizer != nil, ordering: .relaxed)
+        }
+    }
+
+    /// Hands the samples to `synchronizer` (as its output `index`) instead of the delegate;
+    /// nil to stop. False when another synchronizer has the output.
+    @discardableResult
+    func synchronize(with synchronizer: CaptureDataOutputSynchronizer?, as index: Int) -> Bool {
+        consumers.withLock { consumers in
+            if let synchronizer, let current = consumers.synchronizer, current !== synchronizer { return false }
+            consumers.synchronizer = synchronizer
+            consumers.synchronizedIndex = index
+            hasDelegate.store(consumers.delegate != nil || synchronizer != nil, ordering: .relaxed)
+            return true
         }
     }
 
@@ -102,9 +118,11 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
             session?.reportRuntimeError(error)
             return
         }
-        let (delegate, queue) = consumers.withLock { ($0.delegate, $0.queue) }
+        let (delegate, queue, synchronizer, index) = consumers.withLock { ($0.delegate, $0.queue, $0.synchronizer, $0.synchronizedIndex) }
         let lateInStreams = streams.yield(prepared)
-        if let delegate, let queue {
+        if let synchronizer {
+            synchronizer.take(prepared, from: index)
+        } else if let delegate, let queue {
             // Synchronous: while the delegate is busy, newer samples wait in (or replace the one
             // in) the delivery queue, which is what makes late-frame dropping work.
             queue.sync { delegate.captureOutput(self, didOutput: prepared, from: item.connection) }
@@ -116,11 +134,13 @@ public class SampleBufferOutput: CaptureOutput, @unchecked Sendable {
     }
 
     private func report(_ drop: DeliveryQueue.Drop) {
-        let (delegate, queue) = consumers.withLock { consumers in
+        let (delegate, queue, synchronizer, index) = consumers.withLock { consumers in
             consumers.dropped += drop.frame.count
-            return (consumers.delegate, consumers.queue)
+            return (consumers.delegate, consumers.queue, consumers.synchronizer, consumers.synchronizedIndex)
         }
-        if let delegate, let queue {
+        if let synchronizer {
+            synchronizer.dropped(drop.frame, from: index)
+        } else if let delegate, let queue {
             queue.sync { delegate.captureOutput(self, didDrop: drop.frame, from: drop.connection) }
         }
     }

@@ -76,13 +76,31 @@ public final class CaptureConnection: Sendable, Hashable {
         var active = false
     }
 
-    init(input: CaptureInput, port: CaptureInput.Port, output: CaptureOutput) {
-        self.input = input
+    init(port: CaptureInput.Port, output: CaptureOutput) {
+        input = port.input
         inputPorts = [port]
         mediaType = port.mediaType
         var initial = State()
         initial.output = output
         state = Mutex(initial)
+    }
+
+    /// A connection from one input port to `output`, for ``CaptureSession/addConnection(_:)``
+    /// (`AVCaptureConnection(inputPorts:output:)`): the manual way to say which camera an
+    /// output takes in a ``CaptureMultiCamSession``. One port: `.invalidArgument` for none or
+    /// several (an output takes one camera per connection).
+    ///
+    /// ```swift
+    /// func connect(_ camera: CaptureDeviceInput, to output: CaptureVideoDataOutput, in session: CaptureMultiCamSession) throws {
+    ///     guard let port = camera.port(for: .video) else { return }
+    ///     try session.addConnection(CaptureConnection(inputPorts: [port], output: output))
+    /// }
+    /// ```
+    public convenience init(inputPorts: [CaptureInput.Port], output: CaptureOutput) throws(CaptureError) {
+        guard inputPorts.count == 1, let port = inputPorts.first else {
+            throw .invalidArgument("a connection takes exactly one input port, not \(inputPorts.count)")
+        }
+        self.init(port: port, output: output)
     }
 
     /// The output at the end of the connection.

@@ -8,10 +8,26 @@ public class CaptureInput: @unchecked Sendable, Hashable {
         public let mediaType: MediaType
         /// The device the port belongs to, by unique ID.
         public let sourceDeviceID: String
+        /// The input the port belongs to (`AVCaptureInput.Port.input`).
+        public let input: CaptureInput
+
+        public static func == (lhs: Port, rhs: Port) -> Bool {
+            lhs.mediaType == rhs.mediaType && lhs.sourceDeviceID == rhs.sourceDeviceID && lhs.input === rhs.input
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(mediaType)
+            hasher.combine(sourceDeviceID)
+            hasher.combine(ObjectIdentifier(input))
+        }
     }
 
     /// The streams the input offers.
     public var ports: [Port] { [] }
+
+    /// The input's port carrying `mediaType`, if it has one: what a manual
+    /// ``CaptureConnection/init(inputPorts:output:)`` takes.
+    public func port(for mediaType: MediaType) -> Port? { ports.first { $0.mediaType == mediaType } }
 
     init() {}
 
@@ -44,6 +60,6 @@ public final class CaptureDeviceInput: CaptureInput, @unchecked Sendable {
     }
 
     public override var ports: [Port] {
-        MediaType.allCases.filter(device.hasMediaType).map { Port(mediaType: $0, sourceDeviceID: device.uniqueID) }
+        MediaType.allCases.filter(device.hasMediaType).map { Port(mediaType: $0, sourceDeviceID: device.uniqueID, input: self) }
     }
 }

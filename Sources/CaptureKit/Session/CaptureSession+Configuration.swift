@@ -80,6 +80,7 @@ extension CaptureSession {
     /// there is no camera yet, as on AVFoundation: a camera added later must then be able to do
     /// the preset, or ``canAddInput(_:)`` says no.
     public func canSetSessionPreset(_ preset: Preset) -> Bool {
+        if takesSeveralCameras { return preset == .inputPriority }
         guard let device = videoDevice(in: model.withLock({ $0.staged })) else { return true }
         return Self.supports(device, preset)
     }
@@ -87,6 +88,10 @@ extension CaptureSession {
     /// Sets the preset; `.unsupportedPreset` when the session's camera cannot do it.
     public func setSessionPreset(_ preset: Preset) throws(CaptureError) {
         try staging { (graph) throws(CaptureError) in
+            if takesSeveralCameras, preset != .inputPriority {
+                throw CaptureError(.unsupportedPreset, "a multi-camera session takes each camera's own format (lock the device and set "
+                                   + "activeFormat); its only preset is inputPriority, not \(preset.rawValue)")
+            }
             if let device = videoDevice(in: graph), !Self.supports(device, preset) {
                 throw CaptureError(.unsupportedPreset, "\(device.localizedName) has no format for preset \(preset.rawValue)",
                                    deviceID: device.uniqueID)
@@ -109,34 +114,59 @@ extension CaptureSession {
     /// `.hd4K3840x2160`) makes `canAddInput` refuse a camera without such frames. What this
     /// accepts, ``commitConfiguration()`` accepts.
     public func canAddInput(_ input: CaptureInput) -> Bool {
-        model.withLock { Self.problem(adding: input, to: $0.staged) == nil }
+        model.withLock { problem(adding: input, to: $0.staged) == nil }
     }
 
     /// Adds an input; throws what ``canAddInput(_:)`` refuses: `.unsupportedPreset` for a camera
-    /// that cannot do the session's preset, `.cannotAddInput` otherwise.
+    /// that cannot do the session's preset, `.cannotAddInput` otherwise. Outputs added without
+    /// ``addOutputWithNoConnections(_:)`` take their media from the first input offering it.
     public func addInput(_ input: CaptureInput) throws(CaptureError) {
+        try add(input, linked: true)
+    }
+
+    /// Adds an input that no output takes until a connection made with ``addConnection(_:)``
+    /// says so (`addInputWithNoConnections(_:)`): how a ``CaptureMultiCamSession`` gets
+    /// several cameras without every output taking the first. Throws what ``addInput(_:)`` throws.
+    public func addInputWithNoConnections(_ input: CaptureInput) throws(CaptureError) {
+        try add(input, linked: false)
+    }
+
+    private func add(_ input: CaptureInput, linked: Bool) throws(CaptureError) {
         try staging { (graph) throws(CaptureError) in
-            if let problem = Self.problem(adding: input, to: graph) { throw problem }
+            if let problem = problem(adding: input, to: graph) { throw problem }
             graph.inputs.append(input)
+            if !linked { graph.unlinked.insert(ObjectIdentifier(input)) }
         }
     }
 
-    /// Removes an input; does nothing for an input the session does not have. A failure to apply
-    /// the change (rolled back) is posted as a `.runtimeError` event.
+    /// Removes an input and the manual connections from it; does nothing for an input the
+    /// session does not have. A failure to apply the change (rolled back) is posted as a
+    /// `.runtimeError` event.
     public func removeInput(_ input: CaptureInput) {
-        do { try staging { $0.inputs.removeAll { $0 === input } } } catch { eventHub.post(.runtimeError(error)) }
+        do {
+            try staging { graph in
+                graph.inputs.removeAll { $0 === input }
+                graph.unlinked.remove(ObjectIdentifier(input))
+                graph.manualConnections.removeAll { $0.input === input }
+            }
+        } catch { eventHub.post(.runtimeError(error)) }
     }
 
-    private static func problem(adding input: CaptureInput, to graph: Graph) -> CaptureError? {
+    private func problem(adding input: CaptureInput, to graph: Graph) -> CaptureError? {
         if graph.inputs.contains(where: { $0 === input }) { return CaptureError(.cannotAddInput, "the input is already in the session") }
         let media = Set(input.ports.map(\.mediaType))
         if media.isEmpty { return CaptureError(.cannotAddInput, "the input offers no media") }
-        if let clash = graph.inputs.first(where: { !media.isDisjoint(with: $0.ports.map(\.mediaType)) }) {
+        let device = (input as? CaptureDeviceInput)?.device
+        if let device, graph.inputs.contains(where: { ($0 as? CaptureDeviceInput)?.device == device }) {
+            return CaptureError(.cannotAddInput, "the session already has an input for \(device.localizedName)", deviceID: device.uniqueID)
+        }
+        if !takesSeveralCameras, let clash = graph.inputs.first(where: { !media.isDisjoint(with: $0.ports.map(\.mediaType)) }) {
             let name = (clash as? CaptureDeviceInput)?.device.localizedName ?? "another input"
             return CaptureError(.cannotAddInput,
-                                "the session already has an input for \(media.map(\.rawValue).sorted().joined(separator: "/")) (\(name)); remove it first")
+                                "the session already has an input for \(media.map(\.rawValue).sorted().joined(separator: "/")) (\(name)); remove it "
+                                + "first, or use a CaptureMultiCamSession for several")
         }
-        if let camera = (input as? CaptureDeviceInput)?.device, camera.hasMediaType(.video), !supports(camera, graph.preset) {
+        if let camera = device, camera.hasMediaType(.video), !Self.supports(camera, graph.preset) {
             return CaptureError(.unsupportedPreset,
                                 "\(camera.localizedName) has no format for the session's preset \(graph.preset.rawValue); set one it can do first",
                                 deviceID: camera.uniqueID)
@@ -151,8 +181,19 @@ extension CaptureSession {
         model.withLock { Self.problem(adding: output, to: $0.staged, session: self) == nil }
     }
 
-    /// Adds an output; `.cannotAddOutput` says why it cannot be.
+    /// Adds an output; `.cannotAddOutput` says why it cannot be. It takes each media it accepts
+    /// from the first input offering it that was not added with ``addInputWithNoConnections(_:)``.
     public func addOutput(_ output: CaptureOutput) throws(CaptureError) {
+        try add(output, linked: true)
+    }
+
+    /// Adds an output that takes media only through connections made with ``addConnection(_:)``
+    /// (`addOutputWithNoConnections(_:)`). Throws what ``addOutput(_:)`` throws.
+    public func addOutputWithNoConnections(_ output: CaptureOutput) throws(CaptureError) {
+        try add(output, linked: false)
+    }
+
+    private func add(_ output: CaptureOutput, linked: Bool) throws(CaptureError) {
         try staging { (graph) throws(CaptureError) in
             if let problem = Self.problem(adding: output, to: graph, session: self) {
                 throw CaptureError(.cannotAddOutput, problem)
@@ -162,13 +203,21 @@ extension CaptureSession {
                 throw CaptureError(.cannotAddOutput, "the output belongs to another session; remove it there first")
             }
             graph.outputs.append(output)
+            if !linked { graph.unlinked.insert(ObjectIdentifier(output)) }
         }
     }
 
-    /// Removes an output; does nothing for an output the session does not have. A failure to
-    /// apply the change (rolled back) is posted as a `.runtimeError` event.
+    /// Removes an output and the manual connections to it; does nothing for an output the
+    /// session does not have. A failure to apply the change (rolled back) is posted as a
+    /// `.runtimeError` event.
     public func removeOutput(_ output: CaptureOutput) {
-        do { try staging { $0.outputs.removeAll { $0 === output } } } catch { eventHub.post(.runtimeError(error)) }
+        do {
+            try staging { graph in
+                graph.outputs.removeAll { $0 === output }
+                graph.unlinked.remove(ObjectIdentifier(output))
+                graph.manualConnections.removeAll { $0.output === output }
+            }
+        } catch { eventHub.post(.runtimeError(error)) }
         // Never committed: free it for other sessions at once.
         if !model.withLock({ $0.committed.outputs.contains { $0 === output } || $0.staged.outputs.contains { $0 === output } }) {
             output.attach(to: nil)
@@ -189,6 +238,50 @@ extension CaptureSession {
         return nil
     }
 
+    // MARK: Manual connections
+
+    /// Whether ``addConnection(_:)`` would take `connection`.
+    public func canAddConnection(_ connection: CaptureConnection) -> Bool {
+        model.withLock { Self.problem(adding: connection, to: $0.staged) == nil }
+    }
+
+    /// Adds a connection made with ``CaptureConnection/init(inputPorts:output:)``
+    /// (`addConnection(_:)`): its input and output must be in the session, the output must
+    /// take its media and have no other connection for it; `.cannotAddConnection` says which
+    /// of these fails.
+    public func addConnection(_ connection: CaptureConnection) throws(CaptureError) {
+        try staging { (graph) throws(CaptureError) in
+            if let problem = Self.problem(adding: connection, to: graph) { throw CaptureError(.cannotAddConnection, problem) }
+            graph.manualConnections.append(connection)
+        }
+    }
+
+    /// Removes a connection added with ``addConnection(_:)`` (`removeConnection(_:)`); nothing
+    /// for another. A failure to apply the change (rolled back) is posted as a `.runtimeError`.
+    public func removeConnection(_ connection: CaptureConnection) {
+        do { try staging { $0.manualConnections.removeAll { $0 === connection } } } catch { eventHub.post(.runtimeError(error)) }
+    }
+
+    private static func problem(adding connection: CaptureConnection, to graph: Graph) -> String? {
+        guard let output = connection.output, graph.outputs.contains(where: { $0 === output }) else {
+            return "the connection's output is not in the session; add it first"
+        }
+        guard graph.inputs.contains(where: { $0 === connection.input }) else { return "the connection's input is not in the session; add it first" }
+        if graph.manualConnections.contains(where: { $0 === connection }) { return "the connection is already in the session" }
+        guard output.acceptedMediaTypes.contains(connection.mediaType) else {
+            return "\(type(of: output)) takes no \(connection.mediaType.rawValue)"
+        }
+        let taken = graph.manualConnections.contains { $0.output === output && $0.mediaType == connection.mediaType }
+            || (!graph.unlinked.contains(ObjectIdentifier(output)) && implicitInput(for: connection.mediaType, in: graph) != nil)
+        if taken { return "\(type(of: output)) already has a \(connection.mediaType.rawValue) connection; an output takes one camera" }
+        return nil
+    }
+
+    /// The input an output added with connections takes `mediaType` from.
+    private static func implicitInput(for mediaType: MediaType, in graph: Graph) -> CaptureInput? {
+        graph.inputs.first { !graph.unlinked.contains(ObjectIdentifier($0)) && $0.port(for: mediaType) != nil }
+    }
+
     // MARK: Applying
 
     func videoDevice(in graph: Graph) -> CaptureDevice? {
@@ -199,7 +292,13 @@ extension CaptureSession {
     func apply() throws(CaptureError) {
         let (staged, committed, running, oldConnections) = model.withLock { ($0.staged, $0.committed, $0.lifecycle.streamsRun, $0.connections) }
 
-        // 1. Everything that can fail without side effects: the preset's formats.
+        // 1. Everything that can fail without side effects: the preset's formats, the buses.
+        do {
+            try checkHardwareCost(of: staged)
+        } catch {
+            rollBack(to: committed, from: staged)
+            throw error
+        }
         var formats: [(CaptureDevice, CaptureDevice.Format, MediaTime)] = []
         if staged.preset != .inputPriority, let camera = videoDevice(in: staged) {
             guard let (format, duration) = Self.bestFormat(for: staged.preset, among: camera.formats) else {
@@ -215,11 +314,16 @@ extension CaptureSession {
         var connections: [CaptureConnection] = []
         var byOutput: [ObjectIdentifier: [CaptureConnection]] = [:]
         for output in staged.outputs {
-            for mediaType in MediaType.allCases where output.acceptedMediaTypes.contains(mediaType) {
-                guard let input = staged.inputs.first(where: { $0.ports.contains { $0.mediaType == mediaType } }),
-                      let port = input.ports.first(where: { $0.mediaType == mediaType }) else { continue }
-                let connection = oldConnections.first { $0.input === input && $0.output === output && $0.mediaType == mediaType }
-                    ?? CaptureConnection(input: input, port: port, output: output)
+            if !staged.unlinked.contains(ObjectIdentifier(output)) {
+                for mediaType in MediaType.allCases where output.acceptedMediaTypes.contains(mediaType) {
+                    guard let input = Self.implicitInput(for: mediaType, in: staged), let port = input.port(for: mediaType) else { continue }
+                    let connection = oldConnections.first { $0.input === input && $0.output === output && $0.mediaType == mediaType }
+                        ?? CaptureConnection(port: port, output: output)
+                    connections.append(connection)
+                    byOutput[ObjectIdentifier(output), default: []].append(connection)
+                }
+            }
+            for connection in staged.manualConnections where connection.output === output {
                 connections.append(connection)
                 byOutput[ObjectIdentifier(output), default: []].append(connection)
             }

@@ -49,6 +49,7 @@ extension CaptureSession {
     /// configuration changed, swaps the routes, then starts what is missing. Frames of a device
     /// whose stream is unchanged keep flowing throughout.
     func restreamDevices(for graph: Graph, connections: [CaptureConnection]) throws(CaptureError) {
+        try checkHardwareCost(of: graph)
         let devices = graph.inputs.compactMap { ($0 as? CaptureDeviceInput)?.device }
         let wanted = Dictionary(devices.map { ($0.uniqueID, ($0, $0.streamConfiguration)) }, uniquingKeysWith: { first, _ in first })
         let stale = model.withLock { model -> [ActiveStream] in
@@ -131,11 +132,14 @@ extension CaptureSession {
             ? .videoDeviceNotAvailable(deviceID: id) : .audioDeviceNotAvailable(deviceID: id)
         var restart = false
         var stale: ActiveStream?
+        var change: DeviceChange?
         let post = model.withLock { model -> [Event] in
             guard model.streams[id]?.generation == generation else { return [] }
             switch event {
             case .disconnected:
-                return model.lifecycle.deviceLost(id) == .interrupt ? [.wasInterrupted(reason)] : []
+                let action = model.lifecycle.deviceLost(id)
+                if model.lifecycle.state == .interrupted { change = .lost }
+                return action == .interrupt ? [.wasInterrupted(reason)] : []
             case .reconnected:
                 switch model.lifecycle.deviceReturned(id, resumes: model.resumesWhenDevicesReturn) {
                 case .stayInterrupted:
@@ -144,6 +148,7 @@ extension CaptureSession {
                     return []
                 case .resume(let endsInterruption):
                     if model.streams[id]?.configuration != device.streamConfiguration { restart = true }
+                    change = .returned
                     return endsInterruption ? [.interruptionEnded] : []
                 case .none, .interrupt:
                     return []
@@ -170,19 +175,31 @@ extension CaptureSession {
             do { try restreamDevices(for: graph, connections: connections) } catch { eventHub.post(.runtimeError(error)) }
         }
         // Outputs hear of a return before the app does, so what they do about it (a movie
-        // output's next file) has happened when `.interruptionEnded` arrives.
-        if post.contains(where: { if case .interruptionEnded = $0 { true } else { false } }) {
-            for output in model.withLock({ $0.committed.outputs }) { output.sessionInterruptionEnded() }
+        // output's next file) has happened when `.interruptionEnded` arrives. An output hears
+        // only of the devices that feed it: with several cameras, the others keep going.
+        if let change {
+            let (outputs, lost) = model.withLock { ($0.committed.outputs, $0.lifecycle.lostDevices) }
+            for output in outputs {
+                let feeding = Set(output.connections.compactMap { $0.device?.uniqueID })
+                guard feeding.contains(id), feeding.isDisjoint(with: lost.subtracting([id])) else { continue }
+                switch change {
+                case .lost: output.sessionWasInterrupted(reason)
+                case .returned: output.sessionInterruptionEnded()
+                }
+            }
         }
         for event in post { eventHub.post(event) }
-        if case .disconnected = event, !post.isEmpty {
-            for output in model.withLock({ $0.committed.outputs }) { output.sessionWasInterrupted(reason) }
-        }
         if case .failed = event, !post.isEmpty {
             // A stream that died cannot deliver again: stop, as AVFoundation does on runtime errors.
             performStop()
         }
     }
+}
+
+/// What happened to a device, for the outputs it feeds.
+private enum DeviceChange {
+    case lost
+    case returned
 }
 
 /// Whether a stream's samples are held back (its device returned to a session that does not

@@ -23,12 +23,18 @@ import Synchronization
 /// See ``State`` for the lifecycle: starting a running session and stopping a stopped one
 /// return quietly, as on AVFoundation; starting inside a configuration block throws
 /// `.invalidState`. ``configure(_:)`` is the safe form of a configuration block.
-public final class CaptureSession: Sendable {
+public class CaptureSession: @unchecked Sendable {
+    // Unchecked Sendable: not final only so that CaptureMultiCamSession can be one (as on
+    // AVFoundation); every stored property is immutable and Sendable, its state behind locks.
     /// The configuration as the user has set it (staged) and as it runs (committed).
     struct Graph: Sendable {
         var inputs: [CaptureInput] = []
         var outputs: [CaptureOutput] = []
         var preset: Preset = .high
+        /// Inputs and outputs added "with no connections": only manual connections reach them.
+        var unlinked: Set<ObjectIdentifier> = []
+        /// The connections added with ``CaptureSession/addConnection(_:)``.
+        var manualConnections: [CaptureConnection] = []
     }
 
     struct Model: Sendable {
@@ -58,8 +64,22 @@ public final class CaptureSession: Sendable {
     let control = DispatchQueue(label: "CaptureKit.session.control")
     let eventHub = EventHub()
 
+    /// Whether inputs of one media may be several (a ``CaptureMultiCamSession``).
+    let takesSeveralCameras: Bool
+
     /// A new, idle session with the `.high` preset.
-    public init() {
+    public convenience init() {
+        self.init(takesSeveralCameras: false)
+    }
+
+    init(takesSeveralCameras: Bool) {
+        self.takesSeveralCameras = takesSeveralCameras
+        if takesSeveralCameras {
+            model.withLock { model in
+                model.staged.preset = .inputPriority
+                model.committed.preset = .inputPriority
+            }
+        }
         eventHub.attach(to: self)
     }
 

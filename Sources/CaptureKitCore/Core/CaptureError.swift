@@ -38,6 +38,13 @@ public struct CaptureError: Error, Sendable, Equatable, CustomStringConvertible 
         case cannotAddInput
         /// The output cannot be added (already added to this or another session).
         case cannotAddOutput
+        /// The connection cannot be added: its input or output is not in the session, the output
+        /// does not take its media, or the output already has a connection for that media.
+        case cannotAddConnection
+        /// The cameras' formats together need more than the bus they share carries (two USB 2
+        /// cameras streaming uncompressed 1080p); the message names the bus and what each
+        /// camera needs. Choose a compressed format or a smaller size for one of them.
+        case insufficientBandwidth
         /// The user may not use the device (permissions of the device node).
         case notAuthorized
         /// A pixel or sample conversion failed.

@@ -19,7 +19,7 @@ struct DeliveryQueueTests {
             let camera = try makeTestCamera("delivery queue")
             let input = try CaptureDeviceInput(device: camera)
             CaptureDevice.removeVirtualDevice(camera)
-            connection = CaptureConnection(input: input, port: try #require(input.ports.first), output: CaptureVideoDataOutput())
+            connection = CaptureConnection(port: try #require(input.ports.first), output: CaptureVideoDataOutput())
             let log = log, entered = entered, release = release
             queue = DeliveryQueue(name: "tests.deliveryQueue", policy: policy, deliver: { item in
                 if item.sample.sequenceNumber == 0 {

@@ -14,9 +14,12 @@ final class RecordingRecorder: CaptureFileOutputRecordingDelegate {
     }
 
     let calls = Recorder<Call>()
+    /// The capture time of each recording's first frame (`startPTS`).
+    let startTimes = Recorder<MediaTime>()
 
-    func fileOutput(_ output: CaptureMovieFileOutput, didStartRecordingTo fileURL: URL, from connections: [CaptureConnection]) {
+    func fileOutput(_ output: CaptureMovieFileOutput, didStartRecordingTo fileURL: URL, startPTS: MediaTime, from connections: [CaptureConnection]) {
         calls.append(.didStart)
+        startTimes.append(startPTS)
     }
     func fileOutput(_ output: CaptureMovieFileOutput, didPauseRecordingTo fileURL: URL, from connections: [CaptureConnection]) {
         calls.append(.didPause)

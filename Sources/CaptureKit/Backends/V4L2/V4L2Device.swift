@@ -235,7 +235,16 @@ final class V4L2Device: V4L2DeviceIO {
 
     func streamOn(bufferType: V4L2BufferType) throws(CaptureError) {
         var type = Int32(bitPattern: bufferType.rawValue)
-        _ = try ioctl("VIDIOC_STREAMON", ck_VIDIOC_STREAMON(), &type)
+        do {
+            _ = try ioctl("VIDIOC_STREAMON", ck_VIDIOC_STREAMON(), &type)
+        } catch where error.errno == ENOSPC {
+            // uvcvideo's answer when the USB bus has no isochronous bandwidth left for the format.
+            var refused = error
+            refused.code = .insufficientBandwidth
+            refused.message = "\(path): the USB bus has no bandwidth left for this format (VIDIOC_STREAMON: ENOSPC); "
+                + "another camera on the same bus takes it: choose MJPEG or a smaller size, or use another USB port"
+            throw refused
+        }
     }
 
     func streamOff(bufferType: V4L2BufferType) throws(CaptureError) {

@@ -34,6 +34,6 @@ struct V4L2Node: Sendable, Equatable {
         return DeviceDescriptor(uniqueID: uniqueID, localizedName: capability.card.isEmpty ? path : capability.card,
                                 modelID: sysfs.vendorProduct ?? capability.driver,
                                 manufacturer: sysfs.manufacturer ?? capability.driver,
-                                deviceType: deviceType, position: position, mediaType: .video)
+                                deviceType: deviceType, position: position, mediaType: .video, bus: sysfs.bus)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// What sysfs knows about the hardware behind `/dev/videoN`: the USB ids and strings of the
-/// nearest USB device above it, whether its port is built in, and the firmware's panel.
+/// What sysfs knows about the hardware behind `/dev/videoN`: the USB ids, strings and bus of
+/// the nearest USB device above it, whether its port is built in, and the firmware's panel.
 struct V4L2SysfsInfo: Sendable, Equatable {
     /// "vvvv:pppp" for USB devices.
     var vendorProduct: String?
@@ -11,6 +11,8 @@ struct V4L2SysfsInfo: Sendable, Equatable {
     var isFixed = false
     /// `physical_location/panel` ("front", "back", …) when the firmware gives it.
     var panel: String?
+    /// The USB bus (`busnum`) and link speed of the USB device.
+    var bus: CaptureDevice.Bus?
 
     /// Reads `<sysRoot>/class/video4linux/<node>/device` and its ancestors.
     static func read(node: String, sysRoot: String = "/sys") -> V4L2SysfsInfo {
@@ -27,6 +29,9 @@ struct V4L2SysfsInfo: Sendable, Equatable {
                 info.vendorProduct = "\(vendor):\(product)"
                 info.manufacturer = value("manufacturer")
                 info.isFixed = value("removable") == "fixed"
+                if let number = value("busnum"), let speed = value("speed").flatMap(CaptureDevice.Bus.Speed.init(sysfsMegabits:)) {
+                    info.bus = CaptureDevice.Bus(id: "usb\(number)", speed: speed)
+                }
                 break
             }
             let parent = (directory as NSString).deletingLastPathComponent

@@ -18,7 +18,8 @@ final class VirtualCameraBackend: DeviceBackend {
         descriptor = DeviceDescriptor(
             uniqueID: configuration.uniqueID ?? VirtualDeviceProvider.slug(configuration.name),
             localizedName: configuration.name, modelID: "CaptureKit Virtual Camera", manufacturer: "CaptureKit",
-            deviceType: configuration.deviceType, position: configuration.position, mediaType: .video, origin: origin)
+            deviceType: configuration.deviceType, position: configuration.position, mediaType: .video, origin: origin,
+            bus: configuration.bus)
         let rates = configuration.frameRates.sorted(by: >).map { CaptureDevice.FrameRateRange(fps: $0) }
         guard !rates.isEmpty, configuration.frameRates.allSatisfy({ $0 > 0 }) else {
             throw .invalidArgument("a virtual camera needs at least one positive frame rate")

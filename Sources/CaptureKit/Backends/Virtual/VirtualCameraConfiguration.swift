@@ -39,6 +39,10 @@ public struct VirtualCameraConfiguration: Sendable {
     public var content: Content = .testPattern
     /// Real time or unpaced.
     public var pacing: Pacing = .realTime
+    /// The bus the camera claims to be on (nil: none): set a USB bus on several virtual
+    /// cameras to see what ``CaptureMultiCamSession/hardwareCost`` says of real webcams sharing
+    /// one port. The frames still come from memory; only the cost check reads it.
+    public var bus: CaptureDevice.Bus?
 
     /// A configuration with the built-in "Virtual Camera"'s formats and pacing (but of type
     /// `.virtual` at `.unspecified`).

@@ -218,6 +218,28 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
         try begin(url, series: series)
     }
 
+    /// Starts recording to `url` with the first frame captured at or after `time` (on the
+    /// session clock, ``MediaTime/now``): what starts several cameras' recordings on the
+    /// same frame time — each file begins with its camera's first frame from `time` on, so they
+    /// start within one frame interval of each other. The delegate's `didStartRecordingTo`
+    /// gives each file's exact start. Throws what ``startRecording(to:recordingDelegate:queue:)``
+    /// throws, and `.invalidArgument` for a time that is not numeric.
+    ///
+    /// ```swift
+    /// func startTogether(_ movies: [(CaptureMovieFileOutput, URL)]) throws {
+    ///     let now = MediaTime.now
+    ///     for (movie, url) in movies { try movie.startRecording(to: url, from: now) }
+    /// }
+    /// ```
+    public func startRecording(to url: URL, from time: MediaTime, recordingDelegate delegate: (any CaptureFileOutputRecordingDelegate)? = nil,
+                               queue: DispatchQueue? = nil) throws(CaptureError) {
+        guard time.isNumeric else { throw .invalidArgument("a recording's start time must be numeric, not \(time)") }
+        let waiting = state.withLock { $0.series?.isWaiting == true }
+        guard !waiting else { throw .invalidState("a recording waits for its devices to return; stop it first") }
+        let series = MovieRecordingSeries(first: url, delegate: delegate, queue: queue ?? state.withLock { $0.queue })
+        try begin(url, series: series, startsAt: time)
+    }
+
     /// Starts a recording split into files of ``MovieSegmentation/duration`` in `folder` (an
     /// existing, writable folder): `segment-YYYYMMDD-HHMMSS.mp4`, … each starting on a keyframe at
     /// a boundary of the wall clock (every whole minute by default), one after the other with no
@@ -255,7 +277,7 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
     public var segmentEvents: AsyncStream<MovieSegmentEvent> { segmentStreams.makeStream(bufferingPolicy: .bufferingNewest(256)) }
 
     /// Starts recording one file of `series` (or, segmented, one run of segments).
-    private func begin(_ url: URL, series: MovieRecordingSeries) throws(CaptureError) {
+    private func begin(_ url: URL, series: MovieRecordingSeries, startsAt: MediaTime? = nil) throws(CaptureError) {
         guard session != nil else {
             throw .invalidState("startRecording(to:) needs the output in a session")
         }
@@ -280,7 +302,7 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
             maxDuration: limits.maxDuration.isNumeric && limits.maxDuration > .zero ? limits.maxDuration : nil,
             maxFileSize: segments == nil && limits.maxFileSize > 0 ? limits.maxFileSize : nil,
             minFreeDiskSpace: limits.minFreeDiskSpace > 0 ? limits.minFreeDiskSpace : nil,
-            metadata: limits.metadata, holdBack: tracks.holdBack)
+            metadata: limits.metadata, holdBack: tracks.holdBack, startsAt: startsAt)
 
         let alreadyRecording = state.withLock { $0.recording != nil }
         guard !alreadyRecording else { throw .invalidState("a recording is already under way; stop it first") }

@@ -48,6 +48,9 @@ final class MovieRecording: @unchecked Sendable {
         /// Whether the video encoder holds no frame back (``VideoEncoder/Speed/zeroLatency``):
         /// for frames that come far apart (a time-lapse).
         var zeroLatency = false
+        /// The capture time before which nothing is recorded: the file starts with the first
+        /// sample at or after it (several cameras' recordings started on one frame time).
+        var startsAt: MediaTime?
     }
 
     /// What the recording tells its output, on the encoder thread.
@@ -283,9 +286,16 @@ final class MovieRecording: @unchecked Sendable {
     /// Whether the recording has a video track.
     private var hasVideo: Bool { videoEncoder != nil || copiesVideo }
 
+    /// Whether `time` comes before the recording's asked-for start (and the file has not started).
+    private func beforeStart(_ time: MediaTime) -> Bool {
+        guard timeline.origin == nil, let startsAt = configuration.startsAt else { return false }
+        return time < startsAt
+    }
+
     private func handleVideo(_ sample: SampleBuffer) throws(CaptureError) {
         guard hasVideo, let video = configuration.video else { return }
         let pts = sample.presentationTimeStamp
+        if beforeStart(pts), stopRequest == nil { return }
         let duration = sample.duration.isNumeric ? sample.duration : video.frameDuration
         // Samples are handled in arrival order: a frame that arrives after the stop was asked
         // for is not part of the recording (also right for unpaced sources, whose timestamps
@@ -488,6 +498,7 @@ final class MovieRecording: @unchecked Sendable {
                 try finish(nil)
                 return
             }
+            if beforeStart(sample.presentationTimeStamp) { return }
             report(timeline.start(at: sample.presentationTimeStamp))
             report(timeline.admitAudioOnly(at: sample.presentationTimeStamp))
             pendingAudio.append(sample)
