@@ -65,6 +65,14 @@ open class CaptureOutput: @unchecked Sendable, Hashable {
     /// every frame, so it must be cheap; true unless an output knows better.
     func wantsPixels(from connection: CaptureConnection) -> Bool { true }
 
+    /// Whether the output takes several connections of one media (a composition of cameras);
+    /// other outputs take one camera each.
+    var takesSeveralConnections: Bool { false }
+
+    /// A device feeding the output went away or came back, each time (``sessionWasInterrupted(_:)``
+    /// tells only of the first loss). Runs on the session's control queue.
+    func deviceFeedingChanged(_ deviceID: String, isPresent: Bool) {}
+
     /// The session stopped running. Runs on the session's control queue.
     func sessionDidStopRunning() {}
 

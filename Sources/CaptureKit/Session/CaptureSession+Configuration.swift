@@ -271,7 +271,7 @@ extension CaptureSession {
         guard output.acceptedMediaTypes.contains(connection.mediaType) else {
             return "\(type(of: output)) takes no \(connection.mediaType.rawValue)"
         }
-        let taken = graph.manualConnections.contains { $0.output === output && $0.mediaType == connection.mediaType }
+        let taken = !output.takesSeveralConnections && graph.manualConnections.contains { $0.output === output && $0.mediaType == connection.mediaType }
             || (!graph.unlinked.contains(ObjectIdentifier(output)) && implicitInput(for: connection.mediaType, in: graph) != nil)
         if taken { return "\(type(of: output)) already has a \(connection.mediaType.rawValue) connection; an output takes one camera" }
         return nil

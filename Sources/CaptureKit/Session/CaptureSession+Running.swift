@@ -181,7 +181,9 @@ extension CaptureSession {
             let (outputs, lost) = model.withLock { ($0.committed.outputs, $0.lifecycle.lostDevices) }
             for output in outputs {
                 let feeding = Set(output.connections.compactMap { $0.device?.uniqueID })
-                guard feeding.contains(id), feeding.isDisjoint(with: lost.subtracting([id])) else { continue }
+                guard feeding.contains(id) else { continue }
+                output.deviceFeedingChanged(id, isPresent: change == .returned)
+                guard feeding.isDisjoint(with: lost.subtracting([id])) else { continue }
                 switch change {
                 case .lost: output.sessionWasInterrupted(reason)
                 case .returned: output.sessionInterruptionEnded()
