@@ -10,7 +10,8 @@ enum RecordCommand: Command {
     static let summary = "record a movie (.mov, .mp4, .mkv) from a camera and microphone"
     /// What the command accepts; also the option lines of ``usage``.
     static let options: [CommandOption] = [
-        .value("device", "ID", "camera unique ID or name, or file:PATH (see 'capture devices')"),
+        .value("device", "ID", "camera unique ID or name, or file:PATH (see 'capture devices'); give\nit several times to record several cameras (see --layout)"),
+        .value("layout", "L", "with several --device: separate (default: OUT is a folder of\ncamera1.mp4, camera2.mp4, … all started on one frame time), pip\n(the second camera inset in the first) or side-by-side"),
         .value("audio-device", "ID", "microphone unique ID or name (pulse:SOURCE for a sound-server\nsource), or file:PATH; default: the sound server's default source\n(a network camera's own sound)"),
         .flag("no-audio", "record video only"),
         .value("duration", "T", "stop after T (10s, 1.5m, 500ms); default: until interrupted"),
@@ -27,7 +28,8 @@ enum RecordCommand: Command {
     ]
 
     static let usage = """
-        usage: capture record OUT [--device ID] [--audio-device ID | --no-audio] [--duration T]
+        usage: capture record OUT [--device ID]… [--layout separate|pip|side-by-side]
+                              [--audio-device ID | --no-audio] [--duration T]
                               [--preset P] [--codec h264|hevc|mjpeg] [--transcode] [--fragment T]
                               [--segment T [--retain LIMIT]]
                               [--unpaced] [--quiet]
@@ -43,7 +45,10 @@ enum RecordCommand: Command {
 
         \(CommandOption.helpText(for: options))
 
-        A file: device is played once: the recording ends with the file.
+        A file: device is played once: the recording ends with the file. With several
+        --device, the cameras run in one multi-camera session; its formats must fit on the
+        cameras' USB buses together (refused before starting, with the reason, if not), and
+        one camera lost ends every file, all complete.
         """
 
     static func run(_ words: [String]) throws -> ExitStatus {
@@ -74,6 +79,11 @@ enum RecordCommand: Command {
         }
 
         let pacing: DevicePacing = arguments.has("unpaced") ? .unpaced : .realTime
+        if arguments.values("device").count > 1 {
+            return try recordSeveral(arguments, output: arguments.positional[0], duration: duration, codec: codec, fragment: fragment,
+                                     pacing: pacing, segmented: segmentation != nil)
+        }
+        if arguments.value("layout") != nil { throw UsageError("--layout goes with several --device") }
         let camera = try DeviceLookup.find(arguments.value("device"), mediaType: .video, looping: false, pacing: pacing)
         let microphone = arguments.has("no-audio") ? nil
             : try DeviceLookup.microphone(for: camera, named: arguments.value("audio-device"), pacing: pacing)
@@ -161,6 +171,25 @@ enum RecordCommand: Command {
 }
 
 extension RecordCommand {
+    /// The multi-camera form: several `--device`.
+    static func recordSeveral(_ arguments: Arguments, output: String, duration: MediaTime?, codec: MovieOutputSettings.VideoCodec?,
+                              fragment: MediaTime, pacing: DevicePacing, segmented: Bool) throws -> ExitStatus {
+        for option in ["preset", "save-to-library", "transcode"] where arguments.value(option) != nil || arguments.has(option) {
+            throw UsageError("--\(option) takes one camera, not several --device")
+        }
+        if segmented { throw UsageError("--segment takes one camera, not several --device") }
+        let layout = try MultiCameraRecording.layout(arguments)
+        let names = arguments.values("device")
+        if layout != .separate, names.count != 2 { throw UsageError("--layout \(layout.rawValue) draws two cameras, not \(names.count)") }
+        let cameras = try names.map { try DeviceLookup.find($0, mediaType: .video, looping: false, pacing: pacing) }
+        let microphone = arguments.has("no-audio") ? nil
+            : try DeviceLookup.microphone(for: cameras[0], named: arguments.value("audio-device"), pacing: pacing)
+        let url = layout == .separate ? try segmentFolder(output) : try CommandPath.output(output)
+        let recording = MultiCameraRecording(layout: layout, cameras: cameras, microphone: microphone, output: url, duration: duration,
+                                             codec: codec, fragment: fragment)
+        return try recording.run(quiet: arguments.has("quiet"))
+    }
+
     /// `--segment T [--retain LIMIT]` as segmentation settings; nil without `--segment`.
     static func segmentation(_ arguments: Arguments) throws -> MovieSegmentation? {
         guard let duration = try arguments.duration("segment") else {
@@ -213,10 +242,18 @@ extension RecordCommand {
     }
 }
 
-/// Waits for `didFinishRecording` and keeps its error.
+/// Waits for `didFinishRecording` and keeps its error (and the recording's start time).
 final class RecordingWaiter: CaptureFileOutputRecordingDelegate {
     private let done = DispatchSemaphore(value: 0)
     private let result = Mutex<CaptureError??>(nil)
+    private let started = Mutex<MediaTime?>(nil)
+
+    /// The capture time of the recording's first frame, once it started.
+    var startTime: MediaTime? { started.withLock { $0 } }
+
+    func fileOutput(_ output: CaptureMovieFileOutput, didStartRecordingTo fileURL: URL, startPTS: MediaTime, from connections: [CaptureConnection]) {
+        started.withLock { $0 = startPTS }
+    }
 
     func fileOutput(_ output: CaptureMovieFileOutput, didFinishRecordingTo fileURL: URL, from connections: [CaptureConnection], error: (any Error)?) {
         result.withLock { $0 = .some(error as? CaptureError) }
