@@ -3,7 +3,7 @@
 # the script ran passed.
 #   scripts/vm/run.sh GUEST_SCRIPT [NAME]
 # The guest (Debian's kernel under qemu's software emulation, never KVM, always under `timeout`)
-# has two vivid cameras (/dev/video0, /dev/video1: webcam inputs, single-planar capture) and a
+# has four vivid cameras (/dev/video0 to /dev/video3: webcam inputs, single-planar capture) and a
 # v4l2loopback camera (/dev/video10) fed MJPEG by lbproducer, and snd-aloop's Loopback sound
 # card (card 0, one substream per PCM device). GUEST_SCRIPT runs in a chroot
 # into this machine's own root (read-only 9p), so the checkout's build products run unchanged;
@@ -39,9 +39,10 @@ cp "$vm/lbproducer" "$vm/reference.jpg" "$share/"
 modules="$vm/initramfs/lib/modules/$KV/kernel"
 cp "$modules/drivers/media/test-drivers/vivid/vivid.ko" "$modules/sound/drivers/snd-aloop.ko" "$vm/v4l2loopback.ko" "$share/"
 
-# vivid: two instances, each a single-planar video capture node with one webcam input (the
-# discrete sizes and frame rates of a USB camera).
-vividopts="n_devs=2:node_types=0x1,0x1:num_inputs=1,1:input_types=0,0"
+# vivid: four instances (the multi-camera suite uses them all, the others the first two), each a
+# single-planar video capture node with one webcam input (the discrete sizes and frame rates of
+# a USB camera).
+vividopts="n_devs=4:node_types=0x1,0x1,0x1,0x1:num_inputs=1,1,1,1:input_types=0,0,0,0"
 
 # The guest's environment: what the integration suites read to find their devices and fixtures
 # (and the modules and options of the drivers the replug suites unload and load again).
@@ -50,7 +51,7 @@ cat > "$share/guest.sh" <<GUEST
 export CAPTUREKIT_VM=1
 export CAPTUREKIT_VM_ROOT="$root"
 export CAPTUREKIT_VM_SHARE="$share"
-export CAPTUREKIT_VM_VIVID="/dev/video0 /dev/video1"
+export CAPTUREKIT_VM_VIVID="/dev/video0 /dev/video1 /dev/video2 /dev/video3"
 export CAPTUREKIT_VM_LOOPBACK=/dev/video10
 export CAPTUREKIT_VM_MJPEG_REFERENCE="$share/reference.jpg"
 export CAPTUREKIT_VM_MODULES="$share"

@@ -6,14 +6,14 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
     /// The kernel's cameras found through the public discovery API, checked against what
     /// v4l2-ctl says about each node.
     @Suite struct DiscoveryTests {
-        @Test func twoVividCamerasAndOneLoopbackCamera() throws {
-            #expect(VMEnvironment.vividNodes.count == 2, "the harness loads vivid with n_devs=2")
+        @Test func fourVividCamerasAndOneLoopbackCamera() throws {
+            #expect(VMEnvironment.vividNodes.count == 4, "the harness loads vivid with n_devs=4")
             let hardware = CaptureDevice.DiscoverySession(deviceTypes: [.external, .builtInWideAngleCamera], mediaType: .video, position: .unspecified).devices
             let vivid = hardware.filter { $0.modelID == "vivid" }
             let loopback = hardware.filter { $0.modelID == "v4l2 loopback" }
-            #expect(vivid.count == 2, "vivid cameras: \(vivid)")
+            #expect(vivid.count == 4, "vivid cameras: \(vivid)")
             #expect(loopback.count == 1, "loopback cameras: \(loopback)")
-            #expect(hardware.count == 3, "every V4L2 camera: \(hardware)")
+            #expect(hardware.count == 5, "every V4L2 camera: \(hardware)")
             #expect(Set(hardware.map(\.uniqueID)).count == hardware.count, "unique IDs must differ")
 
             for node in VMEnvironment.vividNodes + [VMEnvironment.loopbackNode] {

@@ -1,7 +1,7 @@
 import Testing
 
 extension RealTimeCaptureTests {
-    /// The V4L2 backend against the kernel's own virtual cameras: two vivid instances and a
+    /// The V4L2 backend against the kernel's own virtual cameras: four vivid instances and a
     /// v4l2loopback camera fed MJPEG, inside the qemu VM scripts/vm/run.sh boots (scripts/test.sh
     /// runs it after the host tests). Disabled elsewhere: the host has no camera and cannot load
     /// the drivers. Inside the VM nothing is skipped: a missing device fails the test.

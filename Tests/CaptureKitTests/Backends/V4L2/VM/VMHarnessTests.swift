@@ -6,7 +6,7 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
     /// them. When this fails, the other suites' failures are about the VM, not CaptureKit.
     @Suite struct VMHarnessTests {
         @Test func vividAndLoopbackNodesArePresent() throws {
-            try #require(VMEnvironment.vividNodes.count == 2, "CAPTUREKIT_VM_VIVID: \(VMEnvironment.vividNodes)")
+            try #require(VMEnvironment.vividNodes.count == 4, "CAPTUREKIT_VM_VIVID: \(VMEnvironment.vividNodes)")
             for node in VMEnvironment.vividNodes {
                 let info = try V4L2Ctl.driverInfo(node)
                 #expect(info.driver == "vivid", "\(node): \(info)")
