@@ -23,6 +23,8 @@ struct DeviceReport: Encodable {
     var modelID: String
     var manufacturer: String
     var connected: Bool
+    /// The USB bus whose bandwidth the camera shares ("usb2 (USB 2)"), nil when on none.
+    var bus: String?
     var formats: [Format]
 
     init(_ device: CaptureDevice) {
@@ -34,6 +36,7 @@ struct DeviceReport: Encodable {
         modelID = device.modelID
         manufacturer = device.manufacturer
         connected = device.isConnected
+        bus = device.bus?.description
         let active = device.activeFormat
         formats = device.formats.map { format in
             Format(mediaType: format.mediaType.rawValue,

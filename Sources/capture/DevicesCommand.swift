@@ -31,7 +31,7 @@ enum DevicesCommand: Command {
         for device in devices {
             let mark = defaults.contains(device.uniqueID) ? "*" : " "
             let media = MediaType.allCases.first(where: device.hasMediaType)?.rawValue ?? "?"
-            Console.print("\(mark) \(media)\t\(device.localizedName)\t\(device.uniqueID)\t\(device.deviceType.rawValue)\t\(device.formats.count) formats")
+            Console.print("\(mark) \(media)\t\(device.localizedName)\t\(device.uniqueID)\t\(device.deviceType.rawValue)\t\(device.formats.count) formats\(device.bus.map { "\ton \($0)" } ?? "")")
         }
         // Cameras that exist but could not be opened (permissions) say why instead of vanishing.
         for error in CaptureDevice.discoveryErrors { Console.error("not usable: \(error)") }
