@@ -43,6 +43,11 @@ let package = Package(
         // The SRT link's statistics (round-trip time) under FFmpeg's srt:// protocol: libsrt,
         // the GnuTLS flavour FFmpeg itself is linked with.
         .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
+        // PipeWire cameras: libpipewire's registry and pw_stream, with the SPA pods built in C.
+        // A C target rather than a system library: libpipewire-0.3.pc adds -D_REENTRANT,
+        // which SwiftPM refuses, and its headers are not under /usr/include itself.
+        .target(name: "CPipeWire", cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2", "-D_REENTRANT"])],
+                linkerSettings: [.linkedLibrary("pipewire-0.3")]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // The photo encoder's plane kernels (range expansion, packed and semi-planar to planar,
         // turning by multiples of 90 degrees): SSE2 with scalar fallbacks, in C.
@@ -66,7 +71,7 @@ let package = Package(
         .target(
             name: "CaptureKit",
             dependencies: ["CaptureKitCore", "CaptureKitMedia", "CaptureKitLibrary", "CFFmpeg", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing",
-                           "CMotionKernels", "CYUV", "CSRT"]
+                           "CMotionKernels", "CYUV", "CSRT", "CPipeWire"]
         ),
         // Live preview on top of a session: an SDL2 window and a web page (libmicrohttpd).
         // Applications that show a preview add `import CaptureKitPreview`.

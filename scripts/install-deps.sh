@@ -28,6 +28,7 @@ packages=(
   qemu-system-x86 v4l-utils                         # V4L2 tests: a VM with the kernel's vivid camera; v4l2-ctl as oracle
   gcc make libc6-dev libelf1 libssl3 xz-utils       #   building v4l2loopback and its producer (scripts/vm/setup.sh)
   libsrt-gnutls-dev                                 # stream output: SRT link statistics (libsrt, as FFmpeg links it)
+  libpipewire-0.3-dev libspa-0.2-dev                # PipeWire cameras (CPipeWire shim: libpipewire, SPA pods)
   nginx libnginx-mod-rtmp srt-tools iproute2        # stream tests: nginx-rtmp, srt-live-transmit, tc/ip for a slow link
   python3-gst-1.0 gir1.2-gst-rtsp-server-1.0        # network camera tests: GStreamer's RTSP server
   faketime                                          #   and its clock set off from this machine's (libfaketime)

@@ -3,9 +3,10 @@
 // so that adding a backend means adding its provider here and nowhere in Devices.
 
 extension DeviceRegistry {
-    /// Every built-in backend, in discovery order: cameras, virtual and file devices, sound
-    /// server sources, then ALSA cards (listed only when no sound server has them).
-    static let shared = DeviceRegistry(providers: [V4L2DeviceProvider.shared, VirtualDeviceProvider.shared,
+    /// Every built-in backend, in discovery order: cameras (V4L2, then PipeWire's), virtual and
+    /// file devices, sound server sources, then ALSA cards (listed only when no sound server
+    /// has them).
+    static let shared = DeviceRegistry(providers: [V4L2DeviceProvider.shared, PipeWireDeviceProvider.shared, VirtualDeviceProvider.shared,
                                                    FileDeviceProvider.shared, PulseDeviceProvider.shared, ALSADeviceProvider.shared])
 }
 

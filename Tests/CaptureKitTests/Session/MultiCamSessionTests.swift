@@ -41,6 +41,36 @@ extension RealTimeCaptureTests {
             }
         }
 
+        /// Photos and data from different cameras of one session: a photo output on the second
+        /// camera takes the second camera's picture.
+        @Test func aPhotoOutputTakesItsOwnCamerasPicture() async throws {
+            let rig = try CameraRig(cameras: 2, label: "multicam-photo")
+            defer { rig.remove() }
+            let photos = CapturePhotoOutput()
+            let session = try rig.makeSession(extra: [CaptureVideoDataOutput(), photos])
+            try await session.start()
+            defer { try? session.stopRunning() }
+            #expect(await rig.recorders[1].samples.wait(forCount: 3))
+            let photo = try await photos.capturePhoto()
+            let picture = try photo.image()
+            #expect(picture.width == Self.sizes[1].width && picture.height == Self.sizes[1].height,
+                    "the photo is \(picture.width)x\(picture.height), the second camera's frames \(Self.sizes[1])")
+        }
+
+        /// Independent sessions, one camera each, in one process: both capture at once.
+        @Test func independentSessionsRunSideBySide() async throws {
+            let rig = try CameraRig(cameras: 2, label: "multicam-independent")
+            defer { rig.remove() }
+            let sessions = try zip(rig.cameras, rig.outputs).map { camera, output in try makeSession(camera: camera, preset: .inputPriority, outputs: [output]) }
+            for session in sessions { try await session.start() }
+            for recorder in rig.recorders { #expect(await recorder.samples.wait(forCount: 10)) }
+            for session in sessions { try await session.stop() }
+            for (index, recorder) in rig.recorders.enumerated() {
+                #expect(recorder.samples.items.allSatisfy { $0.width == Self.sizes[index].width })
+                #expect(recorder.accounting.isComplete, "camera \(index): \(recorder.accounting)")
+            }
+        }
+
         /// Unplugging one camera interrupts the session and the outputs that camera feeds; the
         /// other camera's recording and frames go on, and its movie is whole.
         @Test func aLostCameraStopsOnlyWhatItFeeds() async throws {

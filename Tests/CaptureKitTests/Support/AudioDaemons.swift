@@ -31,6 +31,8 @@ final class AudioDaemon: @unchecked Sendable {
     /// The environment for child tools (pactl, parecord, arecord…): this process's, pointed
     /// at the daemon.
     let environment: [String: String]
+    /// PipeWire's own socket (a PipeWire daemon's).
+    var pipeWireSocket: String { "\(directory)/xdg/pipewire-0" }
 
     private struct Children {
         /// Long-running children in start order (stopped in reverse).
@@ -230,7 +232,10 @@ enum AudioDaemons {
     /// A private PipeWire stack: PipeWire, WirePlumber (its D-Bus users disabled), the null
     /// sink "vsink", the real-time "tonemic" (a −6 dBFS sine at `toneFrequency`, the default
     /// source) and pipewire-pulse.
-    static func startPipeWire(toneFrequency: Int = 440) throws -> AudioDaemon {
+    ///
+    /// With `camera`, also PipeWire's video test source as a camera node ("testcam", "Test
+    /// Camera": media class Video/Source, role Camera; RGB and UYVY at any size, 25 fps by default).
+    static func startPipeWire(toneFrequency: Int = 440, camera: Bool = false) throws -> AudioDaemon {
         let daemon = try makeDaemon(.pipeWire)
         let config = "\(daemon.directory)/config"
         do {
@@ -246,6 +251,7 @@ enum AudioDaemons {
                 ]
 
                 """.write(toFile: "\(config)/pipewire/pipewire.conf.d/50-virtual-devices.conf", atomically: true, encoding: .utf8)
+            if camera { try testCamera.write(toFile: "\(config)/pipewire/pipewire.conf.d/60-test-camera.conf", atomically: true, encoding: .utf8) }
             // WirePlumber 0.4 exits without a session bus unless its D-Bus users are off.
             try """
                 default_access.properties["enable-flatpak-portal"] = false
@@ -279,6 +285,17 @@ enum AudioDaemons {
         }
         return daemon
     }
+
+    /// The configuration of the test camera node (the SPA plugin is not mapped by default).
+    static let testCamera = """
+        context.spa-libs = { videotestsrc = videotestsrc/libspa-videotestsrc }
+        context.objects = [
+            { factory = spa-node-factory
+              args = { factory.name = videotestsrc node.name = testcam node.description = "Test Camera"
+                       media.class = Video/Source media.role = Camera object.linger = true } }
+        ]
+
+        """
 
     private static func makeDaemon(_ kind: AudioDaemon.Kind) throws -> AudioDaemon {
         let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
@@ -321,8 +338,10 @@ enum AudioDaemons {
     }
 
     /// Starts a private PipeWire stack, points this process at it for `body`, then stops it.
-    static func withPipeWire<R>(toneFrequency: Int = 440, _ body: (AudioDaemon) async throws -> R) async throws -> R {
-        try await withDaemon({ try startPipeWire(toneFrequency: toneFrequency) }, body)
+    /// With `camera`, the stack has the test camera node and this process's PipeWire clients
+    /// (`$PIPEWIRE_REMOTE`) go to it as well.
+    static func withPipeWire<R>(toneFrequency: Int = 440, camera: Bool = false, _ body: (AudioDaemon) async throws -> R) async throws -> R {
+        try await withDaemon({ try startPipeWire(toneFrequency: toneFrequency, camera: camera) }, body)
     }
 
     /// Either daemon by kind.
@@ -355,11 +374,12 @@ enum AudioDaemons {
             await gate.release()
             throw error
         }
-        let saved = ["PULSE_SERVER", "PULSE_CLIENTCONFIG"].map { (name: String) -> (String, String?) in
+        let saved = ["PULSE_SERVER", "PULSE_CLIENTCONFIG", "PIPEWIRE_REMOTE"].map { (name: String) -> (String, String?) in
             (name, ProcessInfo.processInfo.environment[name])
         }
         setenv("PULSE_SERVER", daemon.serverAddress, 1)
         setenv("PULSE_CLIENTCONFIG", "\(daemon.directory)/client.conf", 1)
+        if daemon.kind == .pipeWire { setenv("PIPEWIRE_REMOTE", daemon.pipeWireSocket, 1) }
         func finish() async {
             daemon.stop()
             for (name, value) in saved {
@@ -379,8 +399,9 @@ enum AudioDaemons {
 
     // MARK: Processes
 
-    /// The path of `tool` on PATH, or nil.
+    /// The path of `tool` on PATH (or `tool` itself, a path), or nil.
     static func executable(_ tool: String) -> String? {
+        if tool.contains("/") { return FileManager.default.isExecutableFile(atPath: tool) ? tool : nil }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         return path.split(separator: ":").map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }

@@ -240,8 +240,3 @@ final class PulseConnection: @unchecked Sendable {
         return reply.values
     }
 }
-
-extension Duration {
-    /// The duration for `DispatchSemaphore.wait(timeout:)`.
-    var dispatchInterval: DispatchTimeInterval { .nanoseconds(Int(nanoseconds)) }
-}

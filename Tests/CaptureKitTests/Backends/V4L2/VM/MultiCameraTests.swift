@@ -9,6 +9,21 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
         /// vivid's `test_pattern` menu entries of solid colours, and the colour each shows.
         static let colours: [(pattern: String, rgb: (Int, Int, Int))] = [("7", (255, 0, 0)), ("8", (0, 255, 0)), ("9", (0, 0, 255)), ("6", (255, 255, 255))]
 
+        /// A committed multi-camera session with one video data output on each of `devices`.
+        static func session(_ devices: [CaptureDevice]) throws -> (CaptureMultiCamSession, [CaptureVideoDataOutput]) {
+            let session = CaptureMultiCamSession()
+            let outputs = devices.map { _ in CaptureVideoDataOutput() }
+            try session.configure {
+                for (device, output) in zip(devices, outputs) {
+                    let input = try CaptureDeviceInput(device: device)
+                    try session.addInputWithNoConnections(input)
+                    try session.addOutputWithNoConnections(output)
+                    try session.addConnection(CaptureConnection(inputPorts: [try #require(input.port(for: .video))], output: output))
+                }
+            }
+            return (session, outputs)
+        }
+
         @Test func fourVividCamerasInOneSessionEachOutputOnItsCamera() async throws {
             let nodes = VMEnvironment.vividNodes
             try #require(nodes.count == 4, "the harness loads vivid with n_devs=4: \(nodes)")
@@ -18,18 +33,9 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
                 try V4L2Ctl.set(node, ["test_pattern": Self.colours[index].pattern, "osd_text_mode": "2", "timestamp_source": "1"])
                 try VMCapture.configure(device, try VMCapture.format(device, fourCC: "YUYV", width: 320, height: 180), fps: 25)
             }
-            let session = CaptureMultiCamSession()
-            let outputs = devices.map { _ in CaptureVideoDataOutput() }
+            let (session, outputs) = try Self.session(devices)
             let recorders = devices.indices.map { SampleRecorder(label: "tests.vm.multicam.\($0)") }
             for (output, recorder) in zip(outputs, recorders) { recorder.attach(to: output) }
-            try session.configure {
-                for (device, output) in zip(devices, outputs) {
-                    let input = try CaptureDeviceInput(device: device)
-                    try session.addInputWithNoConnections(input)
-                    try session.addOutputWithNoConnections(output)
-                    try session.addConnection(CaptureConnection(inputPorts: [try #require(input.port(for: .video))], output: output))
-                }
-            }
             #expect(session.hardwareCost == 0, "vivid is on no USB bus")
             try await session.start()
             defer { try? session.stopRunning() }
@@ -60,16 +66,7 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
                 try V4L2Ctl.set(node, ["timestamp_source": "1"])
                 try VMCapture.configure(device, try VMCapture.format(device, fourCC: "YUYV", width: 320, height: 180), fps: 25)
             }
-            let session = CaptureMultiCamSession()
-            let outputs = devices.map { _ in CaptureVideoDataOutput() }
-            try session.configure {
-                for (device, output) in zip(devices, outputs) {
-                    let input = try CaptureDeviceInput(device: device)
-                    try session.addInputWithNoConnections(input)
-                    try session.addOutputWithNoConnections(output)
-                    try session.addConnection(CaptureConnection(inputPorts: [try #require(input.port(for: .video))], output: output))
-                }
-            }
+            let (session, outputs) = try Self.session(devices)
             let synchronizer = try CaptureDataOutputSynchronizer(dataOutputs: outputs)
             let collections = Recorder<CaptureSynchronizedDataCollection>()
             let watch = Task { for await collection in synchronizer.collections { collections.append(collection) } }

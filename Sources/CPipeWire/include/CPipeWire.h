@@ -1,0 +1,84 @@
+#ifndef CAPTUREKIT_CPIPEWIRE_H
+#define CAPTUREKIT_CPIPEWIRE_H
+
+/*
+ * PipeWire cameras for CaptureKit: the nodes of media class Video/Source with their formats,
+ * a capture stream from one of them (pw_stream), and the registry's node events. libpipewire's
+ * API is macros and inline functions over SPA pods, which Swift cannot call; this shim does
+ * that work in C and hands Swift plain structs and callbacks. Every function takes the
+ * PipeWire remote as a file descriptor (the Camera portal's) or -1 for the user's daemon.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a format's frames are. */
+enum { CK_PW_SUBTYPE_OTHER = 0, CK_PW_SUBTYPE_RAW = 1, CK_PW_SUBTYPE_MJPEG = 2, CK_PW_SUBTYPE_H264 = 3 };
+
+/* Pixel layouts CaptureKit knows, as SPA video formats are mapped onto them. */
+enum {
+    CK_PW_PIXELS_UNKNOWN = 0, CK_PW_PIXELS_YUYV, CK_PW_PIXELS_UYVY, CK_PW_PIXELS_NV12, CK_PW_PIXELS_NV21,
+    CK_PW_PIXELS_I420, CK_PW_PIXELS_Y42B, CK_PW_PIXELS_GRAY8, CK_PW_PIXELS_RGB, CK_PW_PIXELS_BGR,
+    CK_PW_PIXELS_BGRA, CK_PW_PIXELS_RGBA
+};
+
+#define CK_PW_MAX_RATES 16
+
+/* One enumerated format: a size (or a range of sizes) and its frame rates (or a range). */
+typedef struct ck_pw_format {
+    uint32_t subtype;
+    uint32_t pixels;
+    uint32_t width, height;                             /* discrete, or a range's default */
+    uint32_t min_width, min_height, max_width, max_height; /* equal to width/height when discrete */
+    uint32_t rate_count;                                /* discrete rates; 0: the range below */
+    uint32_t rate_num[CK_PW_MAX_RATES], rate_den[CK_PW_MAX_RATES];
+    uint32_t rate_min_num, rate_min_den, rate_max_num, rate_max_den;
+} ck_pw_format;
+
+#define CK_PW_MAX_FORMATS 96
+
+/* A Video/Source node. */
+typedef struct ck_pw_camera {
+    uint32_t id;
+    uint64_t serial;
+    char name[256];
+    char description[256];
+    char media_role[64];
+    char device_api[64];     /* "v4l2", "libcamera", or empty */
+    char object_path[256];   /* "v4l2:/dev/video0", … */
+    uint32_t format_count;
+    ck_pw_format formats[CK_PW_MAX_FORMATS];
+} ck_pw_camera;
+
+/* Lists the cameras: 0 and a malloc'd array (free with ck_pw_free), or a negative errno
+ * (-EHOSTDOWN: no daemon; -ETIMEDOUT: it did not answer within timeout_ms). */
+int ck_pw_list_cameras(int fd, int timeout_ms, ck_pw_camera **cameras, size_t *count);
+void ck_pw_free(void *pointer);
+
+/* A running capture from one node. */
+typedef struct ck_pw_stream ck_pw_stream;
+
+/* One frame, on the stream's thread; the memory is valid until the callback returns. */
+typedef void (*ck_pw_frame_callback)(void *user, const uint8_t *data, uint32_t size, int32_t stride,
+                                     int64_t pts_ns, uint64_t sequence, int dmabuf_fd);
+/* The stream's state changed (pw_stream_state: -1 error, 0 unconnected, 1 connecting, 2 paused,
+ * 3 streaming); error is NULL unless state is -1. */
+typedef void (*ck_pw_state_callback)(void *user, int state, const char *error);
+
+/* Opens a stream from the node with object serial `serial` in a fixed format (subtype, pixels,
+ * width, height, rate_num[0]/rate_den[0] of `format`). NULL on failure, with a message in
+ * `error`. Callbacks run on the stream's own thread until ck_pw_stream_close returns. */
+ck_pw_stream *ck_pw_stream_open(int fd, uint64_t serial, const ck_pw_format *format,
+                                ck_pw_frame_callback on_frame, ck_pw_state_callback on_state, void *user,
+                                char *error, size_t error_size);
+/* The format the stream negotiated, once streaming (0 when not yet known). */
+int ck_pw_stream_format(ck_pw_stream *stream, ck_pw_format *format);
+void ck_pw_stream_close(ck_pw_stream *stream);
+
+/* Node events: a Video/Source node appeared (added 1) or went (added 0), on the monitor's thread. */
+typedef struct ck_pw_monitor ck_pw_monitor;
+typedef void (*ck_pw_change_callback)(void *user, uint32_t id, int added);
+ck_pw_monitor *ck_pw_monitor_open(int fd, ck_pw_change_callback on_change, void *user);
+void ck_pw_monitor_close(ck_pw_monitor *monitor);
+
+#endif

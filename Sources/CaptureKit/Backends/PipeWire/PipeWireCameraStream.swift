@@ -1,0 +1,214 @@
+import CPipeWire
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A running capture from one PipeWire camera node: a `pw_stream` (through the shim) whose
+/// frames, on its own thread, are copied into pooled buffers and stamped with the capture time
+/// of the buffer's header (`spa_meta_header.pts`, on the monotonic clock) or, without one,
+/// their arrival.
+///
+/// When the node goes away (a camera unplugged, its daemon's monitor gone), the stream reports
+/// `.disconnected`; when a node of the same name is listed again it reopens it with the same
+/// format and reports `.reconnected`.
+final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
+    // Unchecked Sendable: the C stream pointer is opened and closed under `state`'s lock; frame
+    // state is touched only on the stream's own thread.
+    private enum Phase { case opening, running, lost, stopped }
+
+    private struct State {
+        var phase = Phase.opening
+        var handle: Handle?
+        var failure: String?
+    }
+
+    /// The shim's stream.
+    private struct Handle: @unchecked Sendable {
+        // Unchecked Sendable: a C pointer, opened and closed under the state's lock only.
+        let pointer: OpaquePointer
+    }
+
+    private let backend: PipeWireCameraBackend
+    private let provider: PipeWireDeviceProvider
+    private let configuration: StreamConfiguration
+    private let sink: StreamSink
+    private let pool: PixelBufferPool
+    private let pixelFormat: PixelFormat
+    private let frameDuration: MediaTime
+    private let state = Mutex(State())
+    private let streaming = DispatchSemaphore(value: 0)
+    /// On the stream's thread only: the next sequence number and the last header sequence.
+    private var sequence: UInt64 = 0
+    private var lastHeaderSequence: UInt64?
+
+    /// How long PipeWire may take to link the stream to the node and start it.
+    static let openTimeout: Duration = .seconds(5)
+
+    init(backend: PipeWireCameraBackend, provider: PipeWireDeviceProvider, configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) {
+        guard let pixelFormat = configuration.format.pixelFormat else {
+            throw CaptureError(.unsupportedFormat, "\(configuration.format) is not a PipeWire camera format", deviceID: backend.descriptor.uniqueID)
+        }
+        self.backend = backend
+        self.provider = provider
+        self.configuration = configuration
+        self.sink = sink
+        self.pixelFormat = pixelFormat
+        frameDuration = configuration.frameDuration.isNumeric && configuration.frameDuration > .zero
+            ? configuration.frameDuration : configuration.format.minFrameDuration
+        pool = try PixelBufferPool(width: configuration.format.width, height: configuration.format.height, pixelFormat: pixelFormat)
+        try open()
+        provider.watch(backend.nodeName, for: self) { [weak self] present in self?.nodeChanged(present: present) }
+    }
+
+    deinit { stop() }
+
+    private var deviceID: String { backend.descriptor.uniqueID }
+
+    /// Opens the C stream and waits until it streams.
+    private func open() throws(CaptureError) {
+        guard let (serial, request) = backend.request(for: configuration) else {
+            throw CaptureError(.unsupportedFormat, "\(backend.descriptor.localizedName) has no format \(configuration.format)", deviceID: deviceID)
+        }
+        var format = request
+        var message = [CChar](repeating: 0, count: 256)
+        let user = Unmanaged.passUnretained(self).toOpaque()
+        let handle = ck_pw_stream_open(-1, serial, &format, { user, data, size, stride, pts, sequence, fd in
+            guard let user, let data else { return }
+            Unmanaged<PipeWireCameraStream>.fromOpaque(user).takeUnretainedValue().frame(data, size: Int(size), stride: Int(stride), pts: pts, headerSequence: sequence)
+        }, { user, state, error in
+            guard let user else { return }
+            Unmanaged<PipeWireCameraStream>.fromOpaque(user).takeUnretainedValue().stateChanged(Int(state), error: error.map { String(cString: $0) })
+        }, user, &message, message.count)
+        guard let handle else {
+            throw CaptureError(.deviceNotFound, "cannot open \(backend.descriptor.localizedName) through PipeWire: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))", deviceID: deviceID)
+        }
+        let opened = Handle(pointer: handle)
+        state.withLock { $0.handle = opened }
+        let answered = streaming.wait(timeout: .now() + Self.openTimeout.dispatchInterval) == .success
+        let (phase, failure) = state.withLock { ($0.phase, $0.failure) }
+        guard answered, phase == .running else {
+            stop()
+            let why = failure ?? "PipeWire did not start it within \(Self.openTimeout) (is a session manager such as WirePlumber running?)"
+            throw CaptureError(.deviceNotFound, "cannot capture from \(backend.descriptor.localizedName) through PipeWire: \(why)", deviceID: deviceID)
+        }
+    }
+
+    func stop() {
+        provider.unwatch(self)
+        let handle = state.withLock { state -> Handle? in
+            state.phase = .stopped
+            defer { state.handle = nil }
+            return state.handle
+        }
+        // Joins the stream's thread: no callback runs after this.
+        if let handle { ck_pw_stream_close(handle.pointer) }
+    }
+
+    /// The node went (false) or is listed again (true), on a PipeWire or discovery thread.
+    private func nodeChanged(present: Bool) {
+        if !present {
+            let handle = state.withLock { state -> Handle? in
+                guard state.phase == .running else { return nil }
+                state.phase = .lost
+                defer { state.handle = nil }
+                return state.handle
+            }
+            guard let handle else { return }
+            ck_pw_stream_close(handle.pointer)
+            sink.event(.disconnected)
+            return
+        }
+        let reopening = state.withLock { state -> Bool in
+            guard state.phase == .lost else { return false }
+            state.phase = .opening
+            state.failure = nil
+            return true
+        }
+        guard reopening else { return }
+        do throws(CaptureError) {
+            try open()
+            sink.event(.reconnected)
+        } catch {
+            let stopped = state.withLock { state -> Bool in
+                if state.phase != .stopped { state.phase = .lost }
+                return state.phase == .stopped
+            }
+            if !stopped { sink.event(.cannotResume(error)) }
+        }
+    }
+
+    // MARK: The stream's thread
+
+    private func stateChanged(_ value: Int, error: String?) {
+        // pw_stream_state: -1 error, 0 unconnected, 1 connecting, 2 paused, 3 streaming.
+        switch value {
+        case 3:
+            let opened = state.withLock { state -> Bool in
+                guard state.phase == .opening else { return false }
+                state.phase = .running
+                return true
+            }
+            if opened { streaming.signal() }
+        case -1:
+            let opening = state.withLock { state -> Bool in
+                state.failure = error ?? "the stream failed"
+                return state.phase == .opening
+            }
+            if opening { streaming.signal() }
+        default:
+            break
+        }
+    }
+
+    private func frame(_ data: UnsafePointer<UInt8>, size: Int, stride: Int, pts: Int64, headerSequence: UInt64) {
+        guard state.withLock({ $0.phase == .running }) else { return }
+        let now = MonotonicClock.nanoseconds()
+        // The header's time is the capture time on CLOCK_MONOTONIC (V4L2's buffer time, a test
+        // source's clock); anything else is not a time of this clock.
+        let captured = pts > 0 && abs(now - pts) < 5_000_000_000 && pts <= now ? pts : now
+        if let last = lastHeaderSequence, headerSequence > last + 1 {
+            let skipped = Int(headerSequence - last - 1)
+            sequence += UInt64(skipped)
+            sink.event(.droppedFrames(count: skipped))
+        }
+        lastHeaderSequence = headerSequence
+        let buffer: PixelBuffer
+        do {
+            buffer = try pool.makeBuffer()
+        } catch {
+            sink.event(.droppedFrames(count: 1))
+            return
+        }
+        guard copy(data, size: size, stride: stride, into: buffer) else {
+            sink.event(.droppedFrames(count: 1))
+            return
+        }
+        let sample = SampleBuffer(media: .video(buffer), presentationTimeStamp: MediaTime(value: captured, timescale: 1_000_000_000),
+                                  duration: frameDuration, sequenceNumber: sequence)
+        sequence += 1
+        sink.deliver(sample)
+    }
+
+    /// Copies a frame whose planes follow one another in one block (`stride` is the first
+    /// plane's) into `buffer`; false when the block is too short for the format.
+    private func copy(_ data: UnsafePointer<UInt8>, size: Int, stride: Int, into buffer: PixelBuffer) -> Bool {
+        let firstRow = pixelFormat.minimumBytesPerRow(plane: 0, width: buffer.width)
+        let sourceStride = stride > 0 ? stride : firstRow
+        var offset = 0
+        for plane in 0..<buffer.planeCount {
+            let rowBytes = pixelFormat.minimumBytesPerRow(plane: plane, width: buffer.width)
+            let planeStride = sourceStride * rowBytes / max(1, firstRow)
+            let rows = buffer.rowCount(ofPlane: plane)
+            guard offset + planeStride * (rows - 1) + rowBytes <= size else { return false }
+            let targetStride = buffer.bytesPerRow(ofPlane: plane)
+            buffer.withUnsafeMutableBytes(ofPlane: plane) { target in
+                guard let base = target.baseAddress else { return }
+                for row in 0..<rows {
+                    (base + row * targetStride).copyMemory(from: data + offset + row * planeStride, byteCount: rowBytes)
+                }
+            }
+            offset += planeStride * rows
+        }
+        return true
+    }
+}
