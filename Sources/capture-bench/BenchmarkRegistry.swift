@@ -8,6 +8,7 @@ enum BenchmarkRegistry {
         SegmentBenchmark(),
         StreamBenchmark(),
         NetworkRecordBenchmark(),
+        MultiCamBenchmark(),
         NetworkFrameAgeBenchmark(),
         GlassToGlassBenchmark(),
         ScanBenchmark(),

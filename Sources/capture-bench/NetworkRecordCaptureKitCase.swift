@@ -2,7 +2,6 @@ import CaptureKit
 import Dispatch
 import Foundation
 import Glibc
-import Synchronization
 
 /// CaptureKit's side of `network-record-720p`, in this process through the public API — what
 /// `capture record OUT.mp4 --device rtsp://… --no-audio --duration D` does N times at once,
@@ -113,25 +112,12 @@ struct NetworkRecordCaptureKitCase: NetworkRecordJob {
         return frames?.statistics
     }
 
-    /// ``CaptureMovieFileOutput/finishRecording()`` awaited from this thread, which has no
-    /// async context; throws when the file is not finished within 30 s.
+    /// The finished movie (``MovieFinisher``); throws when the file is not finished within 30 s.
     private static func finish(_ movie: CaptureMovieFileOutput, label: String) throws -> RecordedMovie {
-        let finished = Finished()
-        Task.detached {
-            let recorded = await movie.finishRecording()
-            finished.movie.withLock { $0 = recorded }
-            finished.done.signal()
-        }
-        guard finished.done.wait(timeout: .now() + 30) == .success, let recorded = finished.movie.withLock({ $0 }) else {
+        guard let recorded = MovieFinisher.finish([movie])?.first else {
             throw BenchError("\(label): a recording did not finish within 30 s")
         }
         return recorded
-    }
-
-    /// Where ``finish(_:label:)``'s task leaves the finished movie.
-    private final class Finished: Sendable {
-        let movie = Mutex<RecordedMovie?>(nil)
-        let done = DispatchSemaphore(value: 0)
     }
 
     /// A data output's delegate that does nothing with the frames: the decode they needed is
