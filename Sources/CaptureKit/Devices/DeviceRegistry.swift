@@ -19,6 +19,12 @@ final class DeviceRegistry: Sendable {
         return devices.filter { !$0.isVirtual } + devices.filter(\.isVirtual)
     }
 
+    /// Forgets the device with `uniqueID` (one removed for good, such as a virtual device), so
+    /// it and its backend's buffers are not kept for a rediscovery that cannot come.
+    func forget(_ uniqueID: String) {
+        _ = known.withLock { $0.removeValue(forKey: uniqueID) }
+    }
+
     /// The device of `backend` without asking the providers (safe on a backend's own thread):
     /// the one discovery made, or a new one remembered from now on.
     func device(for backend: any DeviceBackend) -> CaptureDevice {

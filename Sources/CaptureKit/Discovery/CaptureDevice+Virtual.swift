@@ -29,6 +29,7 @@ extension CaptureDevice {
     public static func removeVirtualDevice(_ device: CaptureDevice) {
         guard device.isVirtual else { return }
         VirtualDeviceProvider.shared.remove(uniqueID: device.uniqueID)
+        DeviceRegistry.shared.forget(device.uniqueID)
     }
 
     /// Unplugs a virtual device: it stops delivering and sessions using it are interrupted, as

@@ -74,6 +74,19 @@ struct DeviceDiscoveryTests {
         #expect(microphone.activeFormat.audioFormat?.sampleRate == 48_000)
     }
 
+    /// A removed virtual camera is let go (its frames with it), not kept for a rediscovery.
+    @Test func aRemovedVirtualCameraIsNotKept() throws {
+        weak var released: CaptureDevice?
+        do {
+            let camera = try makeTestCamera("released")
+            released = camera
+            #expect(CaptureDevice.device(uniqueID: camera.uniqueID) === camera)
+            CaptureDevice.removeVirtualDevice(camera)
+            #expect(CaptureDevice.device(uniqueID: camera.uniqueID) == nil)
+        }
+        #expect(released == nil, "the registry still holds the removed camera")
+    }
+
     @Test func discoverySessionFiltersByTypeMediaAndPosition() throws {
         let front = try makeTestCamera("front") { $0.position = .front }
         let back = try makeTestCamera("back") { $0.position = .back }
