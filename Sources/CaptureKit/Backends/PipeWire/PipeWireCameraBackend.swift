@@ -1,4 +1,4 @@
-import CPipeWire
+internal import CPipeWire
 import Synchronization
 
 /// A PipeWire camera node as a device (`pipewire:<node name>`): its formats are the node's

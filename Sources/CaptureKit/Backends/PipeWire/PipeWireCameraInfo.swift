@@ -1,4 +1,4 @@
-import CPipeWire
+internal import CPipeWire
 import Foundation
 
 /// A PipeWire Video/Source node as the registry lists it, with its formats in CaptureKit's

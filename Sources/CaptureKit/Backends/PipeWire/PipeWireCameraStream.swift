@@ -1,4 +1,4 @@
-import CPipeWire
+internal import CPipeWire
 import Dispatch
 import Foundation
 import Synchronization
