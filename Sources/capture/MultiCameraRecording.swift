@@ -87,13 +87,17 @@ struct MultiCameraRecording {
         for (index, (movie, url)) in movies.enumerated() {
             try movie.startRecording(to: url, from: start, recordingDelegate: waiters[index])
         }
-        var failure: CaptureError?
-        for (index, waiter) in waiters.enumerated() {
-            while waiter.wait(seconds: 0.5) == nil {}
-            if let error = waiter.wait(seconds: 0) ?? nil, !error.recordingSuccessfullyFinished { failure = failure ?? error }
-            // One file over (its camera lost, or the disk full) ends the others too: they belong together.
-            for (movie, _) in movies where index == 0 || failure != nil { movie.stopRecording() }
+        // The first file to end (the duration reached, its camera lost, the disk full) ends the
+        // others too: they belong together.
+        var stopping = false
+        while let running = waiters.first(where: { $0.wait(seconds: 0) == nil }) {
+            if !stopping, waiters.contains(where: { $0.wait(seconds: 0) != nil }) {
+                stopping = true
+                for movie in outputs { movie.stopRecording() }
+            }
+            _ = running.wait(seconds: 0.2)
         }
+        let failure = waiters.compactMap { $0.wait(seconds: 0) ?? nil }.first { !$0.recordingSuccessfullyFinished }
         let first = waiters.compactMap(\.startTime).min()
         for (index, (movie, _)) in movies.enumerated() {
             guard let clip = movie.lastRecordedMovie else { continue }

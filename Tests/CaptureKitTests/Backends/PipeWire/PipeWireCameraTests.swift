@@ -101,7 +101,7 @@ extension RealTimeCaptureTests {
 
         /// The node destroyed mid-recording: the session is interrupted and the movie finishes,
         /// playable; the node made again under the same name brings the camera back.
-        @Test func aNodeRemovedMidRecordingInterruptsAndLeavesAPlayableMovie() async throws {
+        @Test func aNodeRemovedMidRecordingInterruptsLeavesAPlayableMovieAndComesBack() async throws {
             guard try AudioDaemons.requireTools() else { return }
             try await AudioDaemons.withPipeWire(camera: true) { daemon in
                 let camera = try Self.testCamera()
@@ -128,8 +128,19 @@ extension RealTimeCaptureTests {
                 let recorded = await movie.finishRecording()
                 let info = try FileFixtures.ffprobe(url, stream: "v:0", entries: "width,height,nb_read_frames")
                 #expect(Int(info["nb_read_frames"] ?? "") == recorded.videoFrameCount && recorded.videoFrameCount >= 10, "\(info)")
+
+                // A node of the same name again (as a camera plugged back in): capture resumes.
+                let before = recorder.samples.count
+                try AudioDaemons.run("pw-cli", ["create-node", "spa-node-factory", Self.testNodeArguments], environment: daemon.environment)
+                #expect(await events.wait(for: .interruptionEnded))
+                #expect(camera.isConnected)
+                #expect(await recorder.samples.wait(forCount: before + 10), "frames after the node came back")
             }
         }
+
+        /// The test camera node's arguments for `pw-cli create-node spa-node-factory`.
+        static let testNodeArguments = "{ factory.name = videotestsrc node.name = testcam node.description = \"Test Camera\" "
+            + "media.class = Video/Source media.role = Camera object.linger = true }"
 
         /// The id of the node named `name` in `pw-cli ls Node`'s listing.
         static func nodeID(named name: String, in listing: String) -> String? {
