@@ -12,6 +12,21 @@ extension RealTimeCaptureTests {
                          "the test camera node: \(CaptureDevice.allDevices.map(\.uniqueID))")
         }
 
+        /// A session on the test camera set to `pixelFormat` at `width`×`height` and 30 fps, with a
+        /// recorded video data output.
+        static func session(pixelFormat: PixelFormat, width: Int, height: Int) throws -> (CaptureSession, SampleRecorder) {
+            let camera = try testCamera()
+            let format = try #require(camera.formats.first { $0.pixelFormat == pixelFormat && $0.width == width && $0.height == height })
+            try camera.lockForConfiguration()
+            try camera.setActiveFormat(format)
+            try camera.setActiveVideoMinFrameDuration(MediaTime(value: 1, timescale: 30))
+            camera.unlockForConfiguration()
+            let output = CaptureVideoDataOutput()
+            let recorder = SampleRecorder()
+            recorder.attach(to: output)
+            return (try makeSession(camera: camera, preset: .inputPriority, outputs: [output]), recorder)
+        }
+
         @Test func theTestNodeIsACameraWithItsFormats() async throws {
             guard try AudioDaemons.requireTools() else { return }
             try await AudioDaemons.withPipeWire(camera: true) { daemon in
@@ -39,16 +54,7 @@ extension RealTimeCaptureTests {
         @Test func framesComeAtThePinnedSizeAndRate() async throws {
             guard try AudioDaemons.requireTools() else { return }
             try await AudioDaemons.withPipeWire(camera: true) { daemon in
-                let camera = try Self.testCamera()
-                let format = try #require(camera.formats.first { $0.pixelFormat == .uyvy422 && $0.width == 640 && $0.height == 480 })
-                try camera.lockForConfiguration()
-                try camera.setActiveFormat(format)
-                try camera.setActiveVideoMinFrameDuration(MediaTime(value: 1, timescale: 30))
-                camera.unlockForConfiguration()
-                let output = CaptureVideoDataOutput()
-                let recorder = SampleRecorder()
-                recorder.attach(to: output)
-                let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [output])
+                let (session, recorder) = try Self.session(pixelFormat: .uyvy422, width: 640, height: 480)
                 let started = MonotonicClock.nanoseconds()
                 try await session.start()
                 defer { try? session.stopRunning() }
@@ -74,16 +80,7 @@ extension RealTimeCaptureTests {
         @Test func twoProcessesCaptureFromOneCameraAtOnce() async throws {
             guard try AudioDaemons.requireTools() else { return }
             try await AudioDaemons.withPipeWire(camera: true) { daemon in
-                let camera = try Self.testCamera()
-                let format = try #require(camera.formats.first { $0.pixelFormat == .rgb24 && $0.width == 320 && $0.height == 240 })
-                try camera.lockForConfiguration()
-                try camera.setActiveFormat(format)
-                try camera.setActiveVideoMinFrameDuration(MediaTime(value: 1, timescale: 30))
-                camera.unlockForConfiguration()
-                let output = CaptureVideoDataOutput()
-                let recorder = SampleRecorder()
-                recorder.attach(to: output)
-                let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [output])
+                let (session, recorder) = try Self.session(pixelFormat: .rgb24, width: 320, height: 240)
                 try await session.start()
                 defer { try? session.stopRunning() }
                 #expect(await recorder.samples.wait(forCount: 5))
