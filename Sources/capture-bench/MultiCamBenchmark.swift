@@ -1,39 +1,74 @@
 import Foundation
 import Glibc
 
-/// `multicam`: how CaptureKit scales with cameras — N = 1, 2, 4 and 8 virtual cameras at
-/// 640x480 30 fps in one ``CaptureMultiCamSession``, each to a data output and to an H.264
-/// recording, beside N ffmpeg processes each reading the same frames in real time to libx264 at
-/// the same settings and to a null output, in the same run. Both show ffmpeg's testsrc2
-/// (``MultiCamInput``), so x264 compresses the same pixels on both sides.
+/// `multicam` and `multicam-vivid`: how CaptureKit scales with cameras — N cameras in one
+/// ``CaptureMultiCamSession``, each to a data output and to an H.264 recording, beside N ffmpeg
+/// processes each reading the same pictures in real time to libx264 at the same settings and to
+/// a null output, in the same run, one row after another.
+///
+/// `multicam` runs N = 1, 2, 4 and 8 virtual cameras at 640x480 30 fps on the host, both sides
+/// showing ffmpeg's testsrc2 (``MultiCamInput``), so x264 compresses the same pixels on both
+/// sides. `multicam-vivid` runs N = 1, 2 and 4 of the kernel's vivid cameras in the test VM
+/// (scripts/vm/bench.sh; ``MultiCamVividCameras``), CaptureKit and `ffmpeg -f v4l2` reading the
+/// same nodes; outside the VM it measures nothing and says so.
 ///
 /// The headline figure is CPU per camera-frame: the row's CPU / the video frames in all its
 /// files (ffprobe). Targets: flat — within 10 % of N = 1's — as N grows while the cores last,
 /// and at most ffmpeg's for every N.
 struct MultiCamBenchmark: Benchmark {
-    let name = "multicam"
-    let summary = "1, 2, 4, 8 cameras (virtual, 640x480 30 fps, real time) each to a data output and an H.264 .mp4: "
-        + "CaptureKit multi-cam session vs ffmpeg -re → x264 veryfast + null ×N (the same testsrc2 frames), CPU per camera-frame"
+    /// Whose cameras a variant runs.
+    enum Cameras: Sendable {
+        /// Virtual cameras looping testsrc2, on any machine.
+        case virtual
+        /// The test VM's vivid cameras (`CAPTUREKIT_VM_VIVID`).
+        case vivid
+    }
 
-    /// Every camera's picture size and frame rate, CaptureKit's and ffmpeg's.
-    static let width = 640
-    static let height = 480
-    static let frameRate = 30
+    let cameras: Cameras
 
-    /// The camera counts, each an ffmpeg row and a CaptureKit row.
-    static let cameraCounts = [1, 2, 4, 8]
+    init(_ cameras: Cameras = .virtual) { self.cameras = cameras }
+
+    var name: String { cameras == .virtual ? "multicam" : "multicam-vivid" }
+
+    var summary: String {
+        switch cameras {
+        case .virtual:
+            "1, 2, 4, 8 cameras (virtual, 640x480 30 fps, real time) each to a data output and an H.264 .mp4: "
+                + "CaptureKit multi-cam session vs ffmpeg -re → x264 veryfast + null ×N (the same testsrc2 frames), CPU per camera-frame"
+        case .vivid:
+            "1, 2, 4 vivid cameras in the test VM (YUYV 640x480 or CAPTUREKIT_BENCH_MULTICAM_SIZE, at the rate nearest 30 fps) "
+                + "each to a data output and an H.264 .mp4: "
+                + "CaptureKit multi-cam session vs ffmpeg -f v4l2 → x264 veryfast + null ×N on the same nodes, CPU per camera-frame"
+        }
+    }
+
+    /// The camera counts, each an ffmpeg row and a CaptureKit row, at most the source's limit
+    /// (the VM has four vivid cameras).
+    private var cameraCounts: [Int] { cameras == .virtual ? [1, 2, 4, 8] : [1, 2, 4] }
 
     /// Runs per row, in interleaved rounds (every row once, then again), so a burst of load from
     /// elsewhere hits all rows alike. Reported is the run that kept up best — fewest frames
     /// dropped and fewest steps to a faster preset: one that fell behind did less work per frame,
     /// so its CPU per frame is not the same job's — and of those the one with the lowest CPU, the
     /// one other work on the machine disturbed least (``chosenRun(_:)``).
-    static let rounds = 3
+    /// Two in the VM, where every row takes several times as long under software emulation and
+    /// the whole VM run must stay within its time limit.
+    private var rounds: Int { cameras == .virtual ? 3 : 2 }
 
     /// A row's reported run and the table row made from it.
     private typealias Chosen = (job: any MultiCamJob, run: MultiCamRun, row: Measurement)
 
     func run(_ settings: BenchSettings) throws -> BenchmarkReport {
+        // Outside the VM there are no vivid cameras: say where the benchmark runs instead.
+        var vivid: MultiCamVividCameras?
+        if cameras == .vivid {
+            vivid = try MultiCamVividCameras.fromEnvironment()
+            guard vivid != nil else {
+                return BenchmarkReport(name: name, summary: summary, rows: [],
+                                       notes: ["no CAPTUREKIT_VM_VIVID: this benchmark runs inside the test VM against the kernel's vivid "
+                                               + "cameras (BENCH=multicam-vivid scripts/vm/bench.sh), so nothing was measured"])
+            }
+        }
         // ffmpeg is the peer, ffprobe counts what every row recorded.
         guard let ffmpeg = ChildProcess.locate("ffmpeg"), let ffprobe = ChildProcess.locate("ffprobe") else {
             return BenchmarkReport(name: name, summary: summary, rows: [],
@@ -41,19 +76,28 @@ struct MultiCamBenchmark: Benchmark {
                                            + "counts the frames recorded, so nothing was measured"])
         }
         let scratch = settings.scratchDirectory
+        var virtual: MultiCamInput?
+        defer { virtual?.remove() }
+        let source: any MultiCamCameraSource
+        if let vivid {
+            source = vivid
+        } else {
+            let input = try MultiCamInput(directory: scratch, ffmpeg: ffmpeg)
+            virtual = input
+            source = input
+        }
         // --frames is the frames each camera records: 300 (the default) is 10 s at 30 fps.
-        let seconds = Double(max(settings.frames, Self.frameRate)) / Double(Self.frameRate)
-        let input = try MultiCamInput(directory: scratch, ffmpeg: ffmpeg)
-        defer { input.remove() }
+        let seconds = Double(max(settings.frames, source.frameRate)) / Double(source.frameRate)
+        let counts = cameraCounts.filter { $0 <= source.cameraLimit ?? $0 }
 
         // The ffmpeg rows first in each round: the first round's children are spawned from this
         // process before it has held the frames and run any encoder, when it is smallest.
-        var jobs: [any MultiCamJob] = Self.cameraCounts.map { MultiCamPeer(cameras: $0, input: input.raw, scratchDirectory: scratch) }
-        jobs += Self.cameraCounts.map { MultiCamCaptureKitCase(cameras: $0, input: input, scratchDirectory: scratch) }
+        var jobs: [any MultiCamJob] = counts.map { MultiCamPeer(cameras: $0, source: source, scratchDirectory: scratch) }
+        jobs += counts.map { MultiCamCaptureKitCase(cameras: $0, source: source, scratchDirectory: scratch) }
 
         var runs = [[MultiCamRun]](repeating: [], count: jobs.count)
         var skipped: [Int: String] = [:]
-        for _ in 0..<Self.rounds {
+        for _ in 0..<rounds {
             for (index, job) in jobs.enumerated() where skipped[index] == nil {
                 defer { job.outputPaths.forEach { unlink($0) } }
                 do {
@@ -93,7 +137,7 @@ struct MultiCamBenchmark: Benchmark {
             rows.append(row)
         }
 
-        notes += Self.readingNotes(seconds: seconds, input: input, chosen: chosen, allRuns: zip(jobs, runs).map { ($0, $1) })
+        notes += Self.readingNotes(seconds: seconds, source: source, rounds: rounds, chosen: chosen, allRuns: zip(jobs, runs).map { ($0, $1) })
         return BenchmarkReport(name: name, summary: summary, rows: rows, notes: notes)
     }
 
@@ -125,25 +169,27 @@ struct MultiCamBenchmark: Benchmark {
 
     /// The notes that say how to read the table: both sides, how it was measured, per N the
     /// costs, the ratio and the flatness against the targets, and every run's figure.
-    private static func readingNotes(seconds: Double, input: MultiCamInput, chosen: [Chosen], allRuns: [(any MultiCamJob, [MultiCamRun])]) -> [String] {
+    private static func readingNotes(seconds: Double, source: any MultiCamCameraSource, rounds: Int, chosen: [Chosen], allRuns: [(any MultiCamJob, [MultiCamRun])]) -> [String] {
+        let frameRate = source.frameRate
         let expected = Int((seconds * Double(frameRate)).rounded())
         var notes = [
             String(format: "each camera runs %.1f s (--frames %d at %d fps): %d frames per camera at most", seconds, expected,
                    frameRate, expected),
-            "pictures: \(input.raw.frameCount) frames of ffmpeg's testsrc2 at \(width)x\(height) as NV12, looped by every camera on both "
-                + "sides (the seam on a keyframe), so x264 compresses the same pixels; neither side draws anything while measured",
-            "CaptureKit, in this process through the library API: N virtual cameras (\(width)x\(height) NV12, \(frameRate) fps, "
-                + "pacing .realTime, content .frames: the loop above, one copy in memory for all) in one CaptureMultiCamSession; per camera "
+        ]
+        notes += source.notes
+        notes += [
+            "CaptureKit, in this process through the library API: the N cameras in one CaptureMultiCamSession; per camera "
                 + "addInputWithNoConnections, then a CaptureVideoDataOutput (delegate counting frames and didDrop) and a "
                 + "CaptureMovieFileOutput (MovieOutputSettings(): H.264 x264 veryfast CRF 23, yuv420p, a keyframe per 1 s "
                 + "fragment; a live recording starts at superfast with a 0.2 s lookahead for its first 3 s) each joined by "
                 + "addConnection; recordings armed before startRunning, all finished at once after the recorded time",
-            "ffmpeg, N children at once, each waited for by wait4 on a thread of its own: " + MultiCamPeer.commandLine(input: input.raw, seconds: seconds),
+            "ffmpeg, N children at once, each waited for by wait4 on a thread of its own: "
+                + MultiCamPeer.commandLine(source: source, seconds: seconds),
             "measured: of \(rounds) rounds (every row once, the ffmpeg rows first, then again), the run with the fewest frames "
                 + "dropped, then the fewest steps to a faster preset, then the lowest CPU; CaptureKit's CPU is this process's getrusage "
-                + "from before the first camera is made to after the session stopped (delivery, NV12 → yuv420p, encoding, "
-                + "the files made ordinary .mp4), ffmpeg's the N children's own rusage summed (start-up, reading the loop and "
-                + "NV12 → yuv420p included); wall = first start to last end",
+                + "from before the first camera is made to after the session stopped (delivery, conversion to yuv420p, encoding, "
+                + "the files made ordinary .mp4), ffmpeg's the N children's own rusage summed (start-up, reading the input and "
+                + "conversion to yuv420p included); wall = first start to last end",
             "frames = video frames in all the row's files (ffprobe -count_packets): CPU ns/frame is CPU per camera-frame; "
                 + "CPU ratio = that / the ffmpeg row's of the same N (lower is better); delivered / dropped = the data "
                 + "outputs' statistics plus the recordings' droppedSampleCount (ffmpeg's null output counts nothing)",
@@ -188,13 +234,14 @@ struct MultiCamBenchmark: Benchmark {
             notes.append(line)
         }
 
-        // ffmpeg's -re holds it to real time; one that fell behind took longer, it dropped nothing.
+        // ffmpeg is held to real time by its input (-re, or the camera); what one that fell behind
+        // did depends on which (source.peerPacing).
         let peers = chosen.filter { $0.job.tool == "ffmpeg" }.map {
             String(format: "×%d %.2f s wall, %.2f cores, %d frames", $0.job.cameras, $0.run.wallSeconds,
                    $0.run.cpuSeconds / max(1e-9, $0.run.wallSeconds), $0.run.videoPackets)
         }
         if !peers.isEmpty {
-            notes.append("ffmpeg (-re: real time; a child that falls behind runs longer instead of dropping): " + peers.joined(separator: "; "))
+            notes.append("ffmpeg (\(source.peerPacing)): " + peers.joined(separator: "; "))
         }
         // What x264 made of the pictures: the same pixels should give about the same bit rate.
         let rates = chosen.filter { $0.job.cameras == 1 && $0.run.videoPackets > 0 }.map {
@@ -220,7 +267,7 @@ struct MultiCamBenchmark: Benchmark {
         }
         let floors = allRuns.flatMap { $0.1.compactMap(\.rssAtSpawnBytes) }.map { Double($0) / 1_048_576 }
         notes.append(String(format: "peak RSS, the lowest of the rounds (while CPU is of the run chosen): CaptureKit's is this "
-                            + "process's VmHWM over the row (its baseline and the 26 MiB of looped frames included, the heap trimmed "
+                            + "process's VmHWM over the row (its baseline and what the cameras hold in memory included, the heap trimmed "
                             + "before); ffmpeg's is the sum of the children's ru_maxrss, each of which counts this process's resident "
                             + "size at spawn as a floor (%.0f to %.0f MiB over the runs; the ffmpeg rows run first in each round, so "
                             + "the first round's floor is the process before any CaptureKit row)", floors.min() ?? 0, floors.max() ?? 0))

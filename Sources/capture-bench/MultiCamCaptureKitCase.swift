@@ -3,54 +3,49 @@ import Dispatch
 import Foundation
 import Glibc
 
-/// CaptureKit's side of `multicam`, in this process through the public API: N virtual cameras
-/// (640x480 NV12 at 30 fps in real time, each looping ``MultiCamInput``'s testsrc2 frames from
-/// memory, one copy shared by all) in one ``CaptureMultiCamSession``, each camera connected by hand
-/// (``CaptureSession/addInputWithNoConnections(_:)``, ``CaptureSession/addOutputWithNoConnections(_:)``,
-/// ``CaptureSession/addConnection(_:)``) to a ``CaptureVideoDataOutput``, whose delegate counts
-/// the frames and drops (``MultiCamFrameCounter``), and to a ``CaptureMovieFileOutput`` at its
-/// default settings — H.264 through libx264 `veryfast` CRF 23 in yuv420p, a keyframe per 1 s
-/// fragment, made an ordinary `.mp4` when it ends. Every recording is armed before the session
-/// starts, runs the recorded time, then all are finished at once and the session stopped.
+/// CaptureKit's side of `multicam`, in this process through the public API: N cameras from the
+/// benchmark's ``MultiCamCameraSource`` — virtual cameras on the host (640x480 NV12 at 30 fps in
+/// real time, each looping ``MultiCamInput``'s testsrc2 frames from memory, one copy shared by
+/// all) or vivid's in the test VM (``MultiCamVividCameras``) — in one ``CaptureMultiCamSession``,
+/// each camera connected by hand (``CaptureSession/addInputWithNoConnections(_:)``,
+/// ``CaptureSession/addOutputWithNoConnections(_:)``, ``CaptureSession/addConnection(_:)``) to a
+/// ``CaptureVideoDataOutput``, whose delegate counts the frames and drops
+/// (``MultiCamFrameCounter``), and to a ``CaptureMovieFileOutput`` at its default settings —
+/// H.264 through libx264 `veryfast` CRF 23 in yuv420p, a keyframe per 1 s fragment, made an
+/// ordinary `.mp4` when it ends. Every recording is armed before the session starts, runs the
+/// recorded time, then all are finished at once and the session stopped.
 ///
 /// The whole row is measured by this process's `getrusage`, from before the first camera is
-/// made to after the session has stopped: delivering the pictures, converting NV12 to
-/// yuv420p, encoding, writing and defragmenting the files. The frames were read into memory
-/// before (by the first row), outside the measured CPU but inside the peak RSS.
+/// made to after the session has stopped: delivering the pictures, converting them to
+/// yuv420p, encoding, writing and defragmenting the files. What the source readies first (the
+/// virtual cameras' frames in memory) is outside the measured CPU but inside the peak RSS.
 struct MultiCamCaptureKitCase: MultiCamJob {
     let label: String
     let tool = "CaptureKit"
     let cameras: Int
     let outputPaths: [String]
-    /// The frames every camera loops.
-    let input: MultiCamInput
+    /// Where the cameras come from.
+    let source: any MultiCamCameraSource
 
-    /// `cameras` cameras showing `input`, writing `multicam_capturekit_N_I.mp4` in `scratchDirectory`.
-    init(cameras: Int, input: MultiCamInput, scratchDirectory: String) {
+    /// `cameras` cameras from `source`, writing `multicam_KIND_capturekit_N_I.mp4` in `scratchDirectory`.
+    init(cameras: Int, source: any MultiCamCameraSource, scratchDirectory: String) {
         label = "CaptureKit multi-cam ×\(cameras)"
         self.cameras = cameras
-        self.input = input
-        outputPaths = (0..<cameras).map { "\(scratchDirectory)/multicam_capturekit_\(cameras)_\($0).mp4" }
+        self.source = source
+        outputPaths = (0..<cameras).map { "\(scratchDirectory)/multicam_\(source.kind)_capturekit_\(cameras)_\($0).mp4" }
     }
 
     func run(seconds: Double, scratchDirectory: String) throws -> MultiCamRun {
         outputPaths.forEach { unlink($0) }
-        let frames = try input.frames()
+        try source.prepare()
         RecordHeap.trim()
         let wasReset = PeakMemory.reset()
         let steps = MultiCamEncoderSteps()
         defer { _ = steps.stop() }
         let before = ResourceSnapshot.now()
 
-        var devices: [CaptureDevice] = []
-        defer { devices.forEach { CaptureDevice.removeVirtualDevice($0) } }
-        for index in 0..<cameras {
-            var configuration = VirtualCameraConfiguration(name: "capture-bench multicam \(cameras)-\(index)")
-            configuration.content = .frames(frames)   // 640x480 NV12: the camera's one format
-            configuration.frameRates = [Int32(MultiCamBenchmark.frameRate)]
-            configuration.pacing = .realTime
-            devices.append(try CaptureDevice.makeVirtualCamera(configuration))
-        }
+        let devices = try source.makeCameras(cameras, row: label)
+        defer { source.release(devices) }
 
         let session = CaptureMultiCamSession()
         let counters = devices.map { _ in MultiCamFrameCounter() }
