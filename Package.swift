@@ -46,6 +46,8 @@ let package = Package(
         // PipeWire cameras: libpipewire's registry and pw_stream, with the SPA pods built in C.
         // A C target rather than a system library: libpipewire-0.3.pc adds -D_REENTRANT,
         // which SwiftPM refuses, and its headers are not under /usr/include itself.
+        // The Camera portal over D-Bus (sd-bus): a C interface, since sd-bus's calls are variadic.
+        .target(name: "CSDBus", linkerSettings: [.linkedLibrary("systemd")]),
         .target(name: "CPipeWire", cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2", "-D_REENTRANT"])],
                 linkerSettings: [.linkedLibrary("pipewire-0.3")]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
@@ -71,7 +73,7 @@ let package = Package(
         .target(
             name: "CaptureKit",
             dependencies: ["CaptureKitCore", "CaptureKitMedia", "CaptureKitLibrary", "CFFmpeg", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing",
-                           "CMotionKernels", "CYUV", "CSRT", "CPipeWire"]
+                           "CMotionKernels", "CYUV", "CSRT", "CPipeWire", "CSDBus"]
         ),
         // Live preview on top of a session: an SDL2 window and a web page (libmicrohttpd).
         // Applications that show a preview add `import CaptureKitPreview`.

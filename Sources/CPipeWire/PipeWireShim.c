@@ -181,6 +181,7 @@ static void listing_global(void *data, uint32_t id, uint32_t permissions, const 
         copy_string(camera->media_role, sizeof(camera->media_role), spa_dict_lookup(props, PW_KEY_MEDIA_ROLE));
         copy_string(camera->device_api, sizeof(camera->device_api), spa_dict_lookup(props, PW_KEY_DEVICE_API));
         copy_string(camera->object_path, sizeof(camera->object_path), spa_dict_lookup(props, PW_KEY_OBJECT_PATH));
+        pw_thread_loop_signal(l->loop, false);
     } else if (strcmp(type, PW_TYPE_INTERFACE_Port) == 0) {
         const char *direction = spa_dict_lookup(props, PW_KEY_PORT_DIRECTION);
         const char *node = spa_dict_lookup(props, PW_KEY_NODE_ID);
@@ -218,19 +219,25 @@ static const struct pw_core_events listing_core_events = {
     .error = listing_core_error,
 };
 
-struct port_listening {
+/* Whose formats a node's or a port's EnumFormat answers are. */
+struct param_listening {
     struct listing *listing;
     size_t camera;
 };
 
-static void port_param(void *data, int seq, uint32_t id, uint32_t index, uint32_t next, const struct spa_pod *param) {
-    struct port_listening *p = data;
+static void camera_param(void *data, int seq, uint32_t id, uint32_t index, uint32_t next, const struct spa_pod *param) {
+    struct param_listening *p = data;
     if (id == SPA_PARAM_EnumFormat && param != NULL) add_formats(&p->listing->cameras[p->camera], param);
 }
 
 static const struct pw_port_events port_events = {
     PW_VERSION_PORT_EVENTS,
-    .param = port_param,
+    .param = camera_param,
+};
+
+static const struct pw_node_events node_events = {
+    PW_VERSION_NODE_EVENTS,
+    .param = camera_param,
 };
 
 /* Waits (loop locked) until the core answers the last sync or the deadline passes. */
@@ -253,7 +260,7 @@ static struct pw_core *connect_core(struct pw_context *context, int fd) {
     return pw_context_connect(context, NULL, 0);
 }
 
-int ck_pw_list_cameras(int fd, int timeout_ms, ck_pw_camera **cameras, size_t *count) {
+int ck_pw_list_cameras(int fd, int timeout_ms, int camera_wait_ms, ck_pw_camera **cameras, size_t *count) {
     ensure_init();
     *cameras = NULL;
     *count = 0;
@@ -266,10 +273,15 @@ int ck_pw_list_cameras(int fd, int timeout_ms, ck_pw_camera **cameras, size_t *c
     if (pw_thread_loop_start(l.loop) < 0) { pw_context_destroy(context); pw_thread_loop_destroy(l.loop); return -EIO; }
     pw_thread_loop_lock(l.loop);
     int result = 0;
-    struct port_listening *listening = NULL;
-    struct pw_proxy **ports = NULL;
+    /* Every camera node, then the output ports of those that gave no format: a camera's formats
+     * are the node's own EnumFormat (V4L2 and libcamera nodes and pw_stream sources answer it,
+     * and it is all a Camera-portal connection may read: such a connection sees no ports), else
+     * its ports' (a bare SPA source such as videotestsrc answers only there). */
+    size_t slots = l.count + l.port_count + 1;
+    struct pw_proxy **proxies = NULL;
+    struct param_listening *listening = NULL;
     struct spa_hook *hooks = NULL;
-    size_t bound = 0;
+    size_t bound = 0, listed = 0;
     l.core = connect_core(context, fd);
     if (l.core == NULL) {
         result = errno == ENOENT || errno == ECONNREFUSED || errno == 0 ? -EHOSTDOWN : -errno;
@@ -279,19 +291,41 @@ int ck_pw_list_cameras(int fd, int timeout_ms, ck_pw_camera **cameras, size_t *c
     l.registry = pw_core_get_registry(l.core, PW_VERSION_REGISTRY, 0);
     pw_registry_add_listener(l.registry, &l.registry_listener, &listing_registry_events, &l);
     if ((result = listing_roundtrip(&l, timeout_ms)) != 0) goto out;
+    if (camera_wait_ms > 0 && l.count == 0) {
+        struct timespec deadline;
+        pw_thread_loop_get_time(l.loop, &deadline, (int64_t)camera_wait_ms * SPA_NSEC_PER_MSEC);
+        while (l.count == 0 && l.error == 0) {
+            if (pw_thread_loop_timed_wait_full(l.loop, &deadline) != 0) break;
+        }
+        /* The camera's ports and anything else announced with it. */
+        if ((result = listing_roundtrip(&l, timeout_ms)) != 0) goto out;
+    }
 
-    ports = calloc(l.port_count + 1, sizeof(*ports));
-    listening = calloc(l.port_count + 1, sizeof(*listening));
-    hooks = calloc(l.port_count + 1, sizeof(*hooks));
-    if (ports == NULL || listening == NULL || hooks == NULL) { result = -ENOMEM; goto out; }
+    /* Cameras announced from here on (permissions granted meanwhile) are left to the next
+     * listing: their formats would not be asked for. */
+    listed = l.count;
+    slots = l.count + l.port_count + 1;
+    proxies = calloc(slots, sizeof(*proxies));
+    listening = calloc(slots, sizeof(*listening));
+    hooks = calloc(slots, sizeof(*hooks));
+    if (proxies == NULL || listening == NULL || hooks == NULL) { result = -ENOMEM; goto out; }
+    for (size_t c = 0; c < listed; c++) {
+        struct pw_node *node = pw_registry_bind(l.registry, l.cameras[c].id, PW_TYPE_INTERFACE_Node, PW_VERSION_NODE, 0);
+        if (node == NULL) continue;
+        proxies[bound] = (struct pw_proxy *)node;
+        listening[bound] = (struct param_listening){ &l, c };
+        pw_node_add_listener(node, &hooks[bound], &node_events, &listening[bound]);
+        pw_node_enum_params(node, 0, SPA_PARAM_EnumFormat, 0, UINT32_MAX, NULL);
+        bound++;
+    }
+    if ((result = listing_roundtrip(&l, timeout_ms)) != 0) goto out;
     for (size_t p = 0; p < l.port_count; p++) {
-        for (size_t c = 0; c < l.count; c++) {
-            if (l.cameras[c].id != l.port_nodes[p]) continue;
+        for (size_t c = 0; c < listed; c++) {
+            if (l.cameras[c].id != l.port_nodes[p] || l.cameras[c].format_count > 0) continue;
             struct pw_port *port = pw_registry_bind(l.registry, l.port_ids[p], PW_TYPE_INTERFACE_Port, PW_VERSION_PORT, 0);
             if (port == NULL) continue;
-            ports[bound] = (struct pw_proxy *)port;
-            listening[bound].listing = &l;
-            listening[bound].camera = c;
+            proxies[bound] = (struct pw_proxy *)port;
+            listening[bound] = (struct param_listening){ &l, c };
             pw_port_add_listener(port, &hooks[bound], &port_events, &listening[bound]);
             pw_port_enum_params(port, 0, SPA_PARAM_EnumFormat, 0, UINT32_MAX, NULL);
             bound++;
@@ -301,7 +335,7 @@ int ck_pw_list_cameras(int fd, int timeout_ms, ck_pw_camera **cameras, size_t *c
 out:
     for (size_t i = 0; i < bound; i++) {
         spa_hook_remove(&hooks[i]);
-        pw_proxy_destroy(ports[i]);
+        pw_proxy_destroy(proxies[i]);
     }
     if (l.registry) { spa_hook_remove(&l.registry_listener); pw_proxy_destroy((struct pw_proxy *)l.registry); }
     if (l.core) { spa_hook_remove(&l.core_listener); pw_core_disconnect(l.core); }
@@ -309,7 +343,7 @@ out:
     pw_thread_loop_stop(l.loop);
     pw_context_destroy(context);
     pw_thread_loop_destroy(l.loop);
-    free(ports);
+    free(proxies);
     free(listening);
     free(hooks);
     if (result != 0) {
@@ -317,7 +351,7 @@ out:
         return result;
     }
     *cameras = l.cameras;
-    *count = l.count;
+    *count = listed;
     return 0;
 }
 

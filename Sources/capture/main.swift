@@ -12,7 +12,9 @@ let overview = """
     \(commands.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
 
     'capture <command> --help' describes a command; '--verbose' with any command also prints
-    the log lines of the libraries underneath (FFmpeg's), which are silent otherwise.
+    the log lines of the libraries underneath (FFmpeg's), which are silent otherwise; '--portal'
+    reaches cameras only through the desktop's Camera portal, as a sandboxed application must
+    (the default inside Flatpak and with CAPTUREKIT_CAMERA_PORTAL=1), asking for access first.
     """
 
 @MainActor func main() -> ExitStatus {
@@ -31,11 +33,17 @@ let overview = """
         rest.remove(at: verbose)
         CaptureLog.setHandler(upTo: .info) { _, source, message in Console.error("\(source): \(message)") }
     }
+    // --portal, for every command: cameras through the Camera portal only.
+    if let portal = rest.firstIndex(of: "--portal"), portal < (rest.firstIndex(of: "--") ?? rest.endIndex) {
+        rest.remove(at: portal)
+        CaptureDevice.cameraRoute = .portal
+    }
     if rest.contains("--help") || rest.contains("-h") {
         Console.print(command.usage)
         return .success
     }
     do {
+        if CaptureDevice.cameraRoute == .portal { try PortalAccess.request() }
         return try command.run(rest)
     } catch let error as UsageError {
         Console.error("\(command.name): \(error.message) (see 'capture \(command.name) --help')")

@@ -51,8 +51,11 @@ typedef struct ck_pw_camera {
 } ck_pw_camera;
 
 /* Lists the cameras: 0 and a malloc'd array (free with ck_pw_free), or a negative errno
- * (-EHOSTDOWN: no daemon; -ETIMEDOUT: it did not answer within timeout_ms). */
-int ck_pw_list_cameras(int fd, int timeout_ms, ck_pw_camera **cameras, size_t *count);
+ * (-EHOSTDOWN: no daemon; -ETIMEDOUT: it did not answer within timeout_ms). With camera_wait_ms,
+ * a connection that shows no camera at first waits that long for one to be announced (the
+ * Camera portal's connection shows its cameras once the session manager has granted them,
+ * just after it connects). */
+int ck_pw_list_cameras(int fd, int timeout_ms, int camera_wait_ms, ck_pw_camera **cameras, size_t *count);
 void ck_pw_free(void *pointer);
 
 /* A running capture from one node. */

@@ -3,10 +3,10 @@
 // so that adding a backend means adding its provider here and nowhere in Devices.
 
 extension DeviceRegistry {
-    /// Every built-in backend, in discovery order: cameras (V4L2, then PipeWire's), virtual and
-    /// file devices, sound server sources, then ALSA cards (listed only when no sound server
-    /// has them).
-    static let shared = DeviceRegistry(providers: [V4L2DeviceProvider.shared, PipeWireDeviceProvider.shared, VirtualDeviceProvider.shared,
+    /// Every built-in backend, in discovery order: cameras (V4L2 — on the direct camera route
+    /// only — then PipeWire's), virtual and file devices, sound server sources, then ALSA cards
+    /// (listed only when no sound server has them).
+    static let shared = DeviceRegistry(providers: [DirectCameras(V4L2DeviceProvider.shared), PipeWireDeviceProvider.shared, VirtualDeviceProvider.shared,
                                                    FileDeviceProvider.shared, PulseDeviceProvider.shared, ALSADeviceProvider.shared])
 }
 
@@ -22,4 +22,18 @@ extension DeviceConnectionHub {
         for provider in registry.providers { provider.report(to: hub) }
         return hub
     }()
+}
+
+/// The cameras a provider opens directly, listed only on the direct camera route: on the portal
+/// route cameras come only through the Camera portal, as a sandbox requires.
+private struct DirectCameras: DeviceProvider {
+    let provider: any DeviceProvider
+
+    init(_ provider: any DeviceProvider) { self.provider = provider }
+
+    func backends() -> [any DeviceBackend] {
+        CaptureDevice.cameraRoute == .direct ? provider.backends() : []
+    }
+
+    func report(to hub: DeviceConnectionHub) { provider.report(to: hub) }
 }

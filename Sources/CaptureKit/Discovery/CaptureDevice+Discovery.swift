@@ -67,18 +67,56 @@ extension CaptureDevice {
         DeviceRegistry.shared.devices().first { $0.uniqueID == uniqueID }
     }
 
-    /// Whether this user may capture `mediaType`. On Linux that is a matter of file permissions:
-    /// `.denied` when camera nodes exist but none can be opened (join the `video` group),
-    /// otherwise `.authorized` (virtual devices are always usable).
+    /// Whether this user may capture `mediaType`. On the direct camera route that is a matter
+    /// of file permissions: `.denied` when camera nodes exist but none can be opened (join the
+    /// `video` group), otherwise `.authorized` (virtual devices are always usable). On the
+    /// portal route (``cameraRoute``) it is the Camera portal's answer: `.notDetermined` until
+    /// ``requestAccess(for:)`` asked (or a connection showed that the desktop kept an earlier
+    /// "yes"), then `.authorized` or `.denied`.
     public static func authorizationStatus(for mediaType: MediaType) -> AuthorizationStatus {
         guard mediaType == .video else { return .authorized }
+        if cameraRoute == .portal { return PipeWireDeviceProvider.shared.portalAuthorization }
         let nodes: [String] = (0..<64).map { (index: Int) -> String in "/dev/video\(index)" }.filter { access($0, F_OK) == 0 }
         if nodes.isEmpty || nodes.contains(where: { access($0, R_OK | W_OK) == 0 }) { return .authorized }
         return .denied
     }
 
-    /// Resolves to whether `mediaType` may be captured; Linux has no prompt to show.
+    /// Resolves to whether `mediaType` may be captured. On the portal route it asks the Camera
+    /// portal, which shows the desktop's prompt the first time; false as well when no portal
+    /// answers (``requestCameraAccess()`` says why). On the direct route Linux has no prompt.
     public static func requestAccess(for mediaType: MediaType) async -> Bool {
-        authorizationStatus(for: mediaType) == .authorized
+        guard mediaType == .video, cameraRoute == .portal else { return authorizationStatus(for: mediaType) == .authorized }
+        do {
+            try await requestCameraAccess()
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Asks for camera access and throws when there is none: on the portal route the Camera
+    /// portal's `AccessCamera` (the desktop's prompt the first time, its stored answer after
+    /// that), then the cameras it shows are discovered. Throws `.notAuthorized` when access is
+    /// refused, `.connectionFailed` when no portal answers on the session bus, `.notSupported`
+    /// when the portal has no Camera interface. On the direct route: `.notAuthorized` when
+    /// ``authorizationStatus(for:)`` is `.denied`.
+    public static func requestCameraAccess() async throws(CaptureError) {
+        guard cameraRoute == .portal else {
+            guard authorizationStatus(for: .video) == .authorized else {
+                throw CaptureError(.notAuthorized, "this user may not open cameras: add it to the 'video' group")
+            }
+            return
+        }
+        // The portal waits for a person: off the cooperative pool.
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Bool, CaptureError>, Never>) in
+            Thread.detachNewThread {
+                continuation.resume(returning: Result { () throws(CaptureError) -> Bool in try PipeWireDeviceProvider.shared.requestPortalAccess() })
+            }
+        }
+        guard try result.get() else {
+            throw CaptureError(.notAuthorized, "camera access through the Camera portal was refused (the desktop's privacy settings can change it)")
+        }
+        // The portal's cameras join the registry (and connection events) now.
+        DeviceConnectionHub.shared.rescan()
     }
 }

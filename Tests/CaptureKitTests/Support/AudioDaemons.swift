@@ -154,6 +154,15 @@ final class AudioDaemon: @unchecked Sendable {
         for process in servers { process.end(signal: SIGKILL) }
     }
 
+    /// Stops the child `name` (SIGTERM) and waits for it: one part of the stack going away.
+    func end(_ name: String) {
+        let process = children.withLock { children -> ChildProcess? in
+            guard let index = children.processes.firstIndex(where: { $0.name == name }) else { return nil }
+            return children.processes.remove(at: index).process
+        }
+        process?.end(signal: SIGTERM)
+    }
+
     /// Stops everything (tones first, then the daemons in reverse start order) and removes the
     /// scratch directory. Idempotent.
     func stop() {
@@ -167,12 +176,12 @@ final class AudioDaemon: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    fileprivate func adopt(_ name: String, _ process: ChildProcess) {
+    func adopt(_ name: String, _ process: ChildProcess) {
         children.withLock { $0.processes.append((name, process)) }
     }
 
     /// Whether the child `name` still runs; its log when it does not (for failures).
-    fileprivate func checkAlive(_ name: String) throws {
+    func checkAlive(_ name: String) throws {
         guard let process = children.withLock({ $0.processes.first { $0.name == name }?.process }) else { return }
         if let status = process.exitStatus() {
             let log = (try? String(contentsOfFile: "\(directory)/\(name).log", encoding: .utf8)) ?? ""
@@ -235,10 +244,13 @@ enum AudioDaemons {
     ///
     /// With `camera`, also PipeWire's video test source as a camera node ("testcam", "Test
     /// Camera": media class Video/Source, role Camera; RGB and UYVY at any size, 25 fps by default).
-    static func startPipeWire(toneFrequency: Int = 440, camera: Bool = false) throws -> AudioDaemon {
-        let daemon = try makeDaemon(.pipeWire)
+    /// With `portal`, a private session bus, WirePlumber's portal access rules and the Camera
+    /// portal with its camera (see CameraPortalDaemons.swift).
+    static func startPipeWire(toneFrequency: Int = 440, camera: Bool = false, portal: Bool = false) throws -> AudioDaemon {
+        let daemon = try makeDaemon(.pipeWire, sessionBus: portal)
         let config = "\(daemon.directory)/config"
         do {
+            if portal { try startSessionBus(daemon) }
             try FileManager.default.createDirectory(atPath: "\(config)/pipewire/pipewire.conf.d", withIntermediateDirectories: true)
             try FileManager.default.createDirectory(atPath: "\(config)/wireplumber/main.lua.d", withIntermediateDirectories: true)
             try FileManager.default.createDirectory(atPath: "\(config)/wireplumber/bluetooth.lua.d", withIntermediateDirectories: true)
@@ -252,9 +264,10 @@ enum AudioDaemons {
 
                 """.write(toFile: "\(config)/pipewire/pipewire.conf.d/50-virtual-devices.conf", atomically: true, encoding: .utf8)
             if camera { try testCamera.write(toFile: "\(config)/pipewire/pipewire.conf.d/60-test-camera.conf", atomically: true, encoding: .utf8) }
-            // WirePlumber 0.4 exits without a session bus unless its D-Bus users are off.
+            // WirePlumber 0.4 exits without a session bus unless its D-Bus users are off; with
+            // the portal's bus, its portal access rules (the permission store's) stay on.
             try """
-                default_access.properties["enable-flatpak-portal"] = false
+                \(portal ? "" : #"default_access.properties["enable-flatpak-portal"] = false"#)
                 alsa_monitor.enabled = false
                 v4l2_monitor.enabled = false
                 libcamera_monitor.enabled = false
@@ -279,6 +292,7 @@ enum AudioDaemons {
             try poll("pipewire-pulse to answer", check: { try daemon.checkAlive("pipewire-pulse") }) {
                 (try? run("pactl", ["info"], environment: daemon.environment)) != nil
             }
+            if portal { try startCameraPortal(daemon) }
         } catch {
             daemon.stop()
             throw error
@@ -297,7 +311,7 @@ enum AudioDaemons {
 
         """
 
-    private static func makeDaemon(_ kind: AudioDaemon.Kind) throws -> AudioDaemon {
+    private static func makeDaemon(_ kind: AudioDaemon.Kind, sessionBus: Bool = false) throws -> AudioDaemon {
         let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
         var template = Array("\(base)/ck-audio-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
@@ -316,15 +330,19 @@ enum AudioDaemons {
         environment["XDG_STATE_HOME"] = "\(directory)/state"
         environment["PULSE_SERVER"] = "unix:\(directory)/xdg/pulse/native"
         environment["PULSE_CLIENTCONFIG"] = "\(directory)/client.conf"
-        environment["DBUS_SESSION_BUS_ADDRESS"] = "disabled:"   // fail fast instead of autolaunching
+        // A private bus (started by startSessionBus), or none: fail fast instead of autolaunching.
+        environment["DBUS_SESSION_BUS_ADDRESS"] = sessionBus ? "unix:path=\(directory)/xdg/bus" : "disabled:"
         environment["PIPEWIRE_REMOTE"] = nil
         environment["PULSE_SOURCE"] = nil
         environment["PULSE_SINK"] = nil
         return AudioDaemon(kind: kind, directory: directory, environment: environment)
     }
 
-    private static func launch(_ daemon: AudioDaemon, _ tool: String, _ arguments: [String]) throws {
-        daemon.adopt(tool, try spawn(tool, arguments, environment: daemon.environment, log: "\(daemon.directory)/\(tool).log"))
+    /// Starts `tool` (a name on PATH or a path) as a child of `daemon`, named and logged by its
+    /// file name.
+    static func launch(_ daemon: AudioDaemon, _ tool: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+        let name = URL(fileURLWithPath: tool).lastPathComponent
+        daemon.adopt(name, try spawn(tool, arguments, environment: environment ?? daemon.environment, log: "\(daemon.directory)/\(name).log"))
     }
 
     // MARK: This process
@@ -340,8 +358,10 @@ enum AudioDaemons {
     /// Starts a private PipeWire stack, points this process at it for `body`, then stops it.
     /// With `camera`, the stack has the test camera node and this process's PipeWire clients
     /// (`$PIPEWIRE_REMOTE`) go to it as well.
-    static func withPipeWire<R>(toneFrequency: Int = 440, camera: Bool = false, _ body: (AudioDaemon) async throws -> R) async throws -> R {
-        try await withDaemon({ try startPipeWire(toneFrequency: toneFrequency, camera: camera) }, body)
+    /// With `portal`, this process's session bus is the stack's too.
+    static func withPipeWire<R>(toneFrequency: Int = 440, camera: Bool = false, portal: Bool = false,
+                                _ body: (AudioDaemon) async throws -> R) async throws -> R {
+        try await withDaemon({ try startPipeWire(toneFrequency: toneFrequency, camera: camera, portal: portal) }, body)
     }
 
     /// Either daemon by kind.
@@ -374,12 +394,13 @@ enum AudioDaemons {
             await gate.release()
             throw error
         }
-        let saved = ["PULSE_SERVER", "PULSE_CLIENTCONFIG", "PIPEWIRE_REMOTE"].map { (name: String) -> (String, String?) in
+        let saved = ["PULSE_SERVER", "PULSE_CLIENTCONFIG", "PIPEWIRE_REMOTE", "DBUS_SESSION_BUS_ADDRESS"].map { (name: String) -> (String, String?) in
             (name, ProcessInfo.processInfo.environment[name])
         }
         setenv("PULSE_SERVER", daemon.serverAddress, 1)
         setenv("PULSE_CLIENTCONFIG", "\(daemon.directory)/client.conf", 1)
         if daemon.kind == .pipeWire { setenv("PIPEWIRE_REMOTE", daemon.pipeWireSocket, 1) }
+        if let bus = daemon.environment["DBUS_SESSION_BUS_ADDRESS"], bus != "disabled:" { setenv("DBUS_SESSION_BUS_ADDRESS", bus, 1) }
         func finish() async {
             daemon.stop()
             for (name, value) in saved {

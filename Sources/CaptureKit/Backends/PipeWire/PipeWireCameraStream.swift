@@ -72,13 +72,19 @@ final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
         var format = request
         var message = [CChar](repeating: 0, count: 256)
         let user = Unmanaged.passUnretained(self).toOpaque()
-        let handle = ck_pw_stream_open(-1, serial, &format, { user, data, size, stride, pts, sequence, fd in
-            guard let user, let data else { return }
-            Unmanaged<PipeWireCameraStream>.fromOpaque(user).takeUnretainedValue().frame(data, size: Int(size), stride: Int(stride), pts: pts, headerSequence: sequence)
-        }, { user, state, error in
-            guard let user else { return }
-            Unmanaged<PipeWireCameraStream>.fromOpaque(user).takeUnretainedValue().stateChanged(Int(state), error: error.map { String(cString: $0) })
-        }, user, &message, message.count)
+        guard let remote = provider.remote else {
+            throw CaptureError(.notAuthorized, "\(backend.descriptor.localizedName) is reached through the Camera portal, which has not granted access "
+                               + "(CaptureDevice.requestAccess(for: .video))", deviceID: deviceID)
+        }
+        let handle = try remote.connect { fd in
+            ck_pw_stream_open(fd, serial, &format, { user, data, size, stride, pts, sequence, fd in
+                guard let user, let data else { return }
+                Unmanaged<PipeWireCameraStream>.fromOpaque(user).takeUnretainedValue().frame(data, size: Int(size), stride: Int(stride), pts: pts, headerSequence: sequence)
+            }, { user, state, error in
+                guard let user else { return }
+                Unmanaged<PipeWireCameraStream>.fromOpaque(user).takeUnretainedValue().stateChanged(Int(state), error: error.map { String(cString: $0) })
+            }, user, &message, message.count)
+        }
         guard let handle else {
             throw CaptureError(.deviceNotFound, "cannot open \(backend.descriptor.localizedName) through PipeWire: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))", deviceID: deviceID)
         }

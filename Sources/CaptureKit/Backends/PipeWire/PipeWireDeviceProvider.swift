@@ -7,10 +7,15 @@ import Synchronization
 /// PipeWire daemon (`$PIPEWIRE_REMOTE`, else `$XDG_RUNTIME_DIR/pipewire-0`), listed with
 /// libpipewire through the `CPipeWire` shim. Nothing is tried when there is no socket.
 ///
+/// With the camera route ``CaptureDevice/CameraRoute/portal``, the connections come from the
+/// Camera portal instead (``CameraPortal``): the cameras it shows this application once access
+/// was granted — now or by a decision the desktop kept — and none before.
+///
 /// One camera, one device: a node that PipeWire's V4L2 monitor made of a `/dev/video*` node
 /// this process can open itself is left out, since the V4L2 backend lists that camera already
 /// (directly, with its controls); set `CAPTUREKIT_PIPEWIRE_CAMERAS=all` to list it as well.
-/// Test sources and libcamera's cameras, which have no V4L2 node to open, are listed.
+/// Test sources and libcamera's cameras, which have no V4L2 node to open, are listed. Through
+/// the portal every camera it shows is listed (the V4L2 backend lists nothing then).
 ///
 /// Hot-plug: the registry's node events keep the set current and are posted as
 /// `CaptureDevice.ConnectionEvent`s.
@@ -24,8 +29,15 @@ final class PipeWireDeviceProvider: DeviceProvider {
         var present: [UInt32: String] = [:]
         var order: [String] = []
         var monitor: PipeWireMonitor?
-        /// The daemon the listing and the monitor are of (its socket).
-        var remote: String?
+        /// The connection the listing and the monitor are of.
+        var remote: PipeWireRemote?
+        /// The Camera portal's answer, as far as this process knows it.
+        var portalAuthorization = CaptureDevice.AuthorizationStatus.notDetermined
+        /// Whether a portal connection was refused since access was last asked for: discovery
+        /// does not ask the portal again until ``requestPortalAccess()``.
+        var portalRefused = false
+        /// The session bus whose portal the two above are of.
+        var portalBus: String?
     }
 
     private let state = Mutex(State())
@@ -39,19 +51,30 @@ final class PipeWireDeviceProvider: DeviceProvider {
 
     func report(to hub: DeviceConnectionHub) { self.hub.withLock { $0 = hub } }
 
-    /// The daemon libpipewire would connect to, nil when there is none to try: what
-    /// `$PIPEWIRE_REMOTE` names, else the socket in the runtime folder when it exists.
-    static var remote: String? {
-        let environment = ProcessInfo.processInfo.environment
-        if let remote = environment["PIPEWIRE_REMOTE"], !remote.isEmpty { return remote }
-        guard let runtime = environment["PIPEWIRE_RUNTIME_DIR"] ?? environment["XDG_RUNTIME_DIR"] else { return nil }
-        let socket = "\(runtime)/pipewire-0"
-        return FileManager.default.fileExists(atPath: socket) ? socket : nil
+    /// The connection to list and capture through now, nil when there is none to try: the
+    /// user's daemon, or on the portal route the portal's until it refused.
+    var remote: PipeWireRemote? {
+        guard CaptureDevice.cameraRoute == .portal else { return PipeWireRemote.userDaemon }
+        return portalState { $0.portalAuthorization == .denied || $0.portalRefused ? nil : .portal }
+    }
+
+    /// `body` on the state, whose portal answers are forgotten first when they came from the
+    /// portal of another session bus than the one this process would reach now.
+    private func portalState<R>(_ body: (inout State) -> R) -> R {
+        let bus = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
+        return state.withLock { state in
+            if state.portalBus != bus {
+                state.portalBus = bus
+                state.portalAuthorization = .notDetermined
+                state.portalRefused = false
+            }
+            return body(&state)
+        }
     }
 
     func backends() -> [any DeviceBackend] {
-        let remote = Self.remote
-        let cameras = remote == nil ? nil : Self.list()
+        let remote = remote
+        let cameras = remote.flatMap(list)
         // Another daemon (or none): the monitor of the old one goes, its cameras with it.
         let stale = state.withLock { state -> PipeWireMonitor? in
             guard state.remote != remote || cameras == nil else { return nil }
@@ -61,27 +84,58 @@ final class PipeWireDeviceProvider: DeviceProvider {
         }
         // Released here, outside the lock: closing a monitor joins its thread.
         withExtendedLifetime(stale) {}
-        guard let cameras else {
+        guard let cameras, let remote else {
             _ = update(with: [])
             return []
         }
         let listed = update(with: cameras)
-        startMonitor()
+        startMonitor(remote)
         return listed
     }
 
-    /// The cameras the daemon lists now, nil when it cannot be reached.
-    static func list() -> [PipeWireCameraInfo]? {
+    /// The cameras listed through `remote` now, nil when it cannot be reached. A portal that
+    /// refuses is not asked again until access is asked for.
+    func list(through remote: PipeWireRemote) -> [PipeWireCameraInfo]? {
         var cameras: UnsafeMutablePointer<ck_pw_camera>?
         var count = 0
-        guard ck_pw_list_cameras(-1, listTimeoutMilliseconds, &cameras, &count) == 0 else { return nil }
+        let result: Int32
+        do throws(CaptureError) {
+            // The portal's connection shows its cameras once WirePlumber has granted them: when
+            // the portal says there is one, the listing waits for it to be announced.
+            let wait = remote == .portal && (try? CameraPortal.isCameraPresent()) == true ? Self.listTimeoutMilliseconds : 0
+            result = try remote.connect { ck_pw_list_cameras($0, Self.listTimeoutMilliseconds, wait, &cameras, &count) }
+        } catch {
+            portalState { state in
+                state.portalRefused = true
+                if error.code == .notAuthorized, state.portalAuthorization == .authorized { state.portalAuthorization = .notDetermined }
+            }
+            CaptureLog.emit(.info, "portal", "no cameras through the Camera portal: \(error.message)")
+            return nil
+        }
+        guard result == 0 else { return nil }
         defer { ck_pw_free(cameras) }
-        let includesV4L2 = ProcessInfo.processInfo.environment["CAPTUREKIT_PIPEWIRE_CAMERAS"] == "all"
+        if remote == .portal { portalState { $0.portalAuthorization = .authorized } }
+        let includesV4L2 = remote == .portal || ProcessInfo.processInfo.environment["CAPTUREKIT_PIPEWIRE_CAMERAS"] == "all"
         return (0..<count).compactMap { index in
             guard let camera = cameras?[index] else { return nil }
             let info = PipeWireCameraInfo(camera)
             return includesV4L2 || !info.isReachableDirectly ? info : nil
         }
+    }
+
+    /// What the Camera portal answered this process, `.notDetermined` before it was asked
+    /// (or before a connection it opened showed that access was granted earlier).
+    var portalAuthorization: CaptureDevice.AuthorizationStatus { portalState { $0.portalAuthorization } }
+
+    /// Asks the Camera portal for access (a prompt the first time) and keeps its answer; true
+    /// when granted. Blocks its thread until the answer.
+    func requestPortalAccess() throws(CaptureError) -> Bool {
+        let answer = try CameraPortal.accessCamera()
+        portalState { state in
+            state.portalAuthorization = answer == .granted ? .authorized : .denied
+            state.portalRefused = false
+        }
+        return answer == .granted
     }
 
     /// Makes the listing current; returns the backends present, in the daemon's order.
@@ -126,10 +180,10 @@ final class PipeWireDeviceProvider: DeviceProvider {
         for changed in waiting { changed(present) }
     }
 
-    private func startMonitor() {
+    private func startMonitor(_ remote: PipeWireRemote) {
         let needed = state.withLock { $0.monitor == nil }
-        guard needed else { return }
-        let monitor = PipeWireMonitor { [weak self] id, added in self?.nodeChanged(id, added: added) }
+        guard needed, let monitor = try? PipeWireMonitor(remote: remote, changed: { [weak self] id, added in self?.nodeChanged(id, added: added) })
+        else { return }
         state.withLock { state in
             if state.monitor == nil { state.monitor = monitor }
         }
@@ -147,7 +201,7 @@ final class PipeWireDeviceProvider: DeviceProvider {
             return
         }
         relisting.async { [weak self] in
-            guard let self, let cameras = Self.list() else { return }
+            guard let self, let remote = state.withLock({ $0.remote }), let cameras = list(through: remote) else { return }
             _ = update(with: cameras)
         }
     }
@@ -158,7 +212,7 @@ final class PipeWireDeviceProvider: DeviceProvider {
     /// Calls `changed` (on a PipeWire thread) whenever the node `name` goes or comes back,
     /// until ``unwatch(_:)``.
     func watch(_ name: String, for owner: AnyObject, changed: @escaping @Sendable (Bool) -> Void) {
-        startMonitor()
+        if let remote = state.withLock({ $0.remote }) { startMonitor(remote) }
         watchers.withLock { $0[ObjectIdentifier(owner)] = (name, changed) }
     }
 
@@ -173,12 +227,15 @@ final class PipeWireMonitor: @unchecked Sendable {
     private let changed: @Sendable (UInt32, Bool) -> Void
     private var monitor: OpaquePointer?
 
-    init(changed: @escaping @Sendable (UInt32, Bool) -> Void) {
+    init(remote: PipeWireRemote, changed: @escaping @Sendable (UInt32, Bool) -> Void) throws(CaptureError) {
         self.changed = changed
-        monitor = ck_pw_monitor_open(-1, { user, id, added in
-            guard let user else { return }
-            Unmanaged<PipeWireMonitor>.fromOpaque(user).takeUnretainedValue().changed(id, added != 0)
-        }, Unmanaged.passUnretained(self).toOpaque())
+        let user = Unmanaged.passUnretained(self).toOpaque()
+        monitor = try remote.connect { fd in
+            ck_pw_monitor_open(fd, { user, id, added in
+                guard let user else { return }
+                Unmanaged<PipeWireMonitor>.fromOpaque(user).takeUnretainedValue().changed(id, added != 0)
+            }, user)
+        }
     }
 
     deinit { ck_pw_monitor_close(monitor) }
