@@ -179,8 +179,15 @@ static void listing_global(void *data, uint32_t id, uint32_t permissions, const 
         if (description == NULL) description = spa_dict_lookup(props, PW_KEY_NODE_NICK);
         copy_string(camera->description, sizeof(camera->description), description);
         copy_string(camera->media_role, sizeof(camera->media_role), spa_dict_lookup(props, PW_KEY_MEDIA_ROLE));
-        copy_string(camera->device_api, sizeof(camera->device_api), spa_dict_lookup(props, PW_KEY_DEVICE_API));
         copy_string(camera->object_path, sizeof(camera->object_path), spa_dict_lookup(props, PW_KEY_OBJECT_PATH));
+        /* The node of a monitored device rarely repeats the device's api: its object path says
+         * it ("v4l2:/dev/video0", "libcamera:…"). */
+        const char *api = spa_dict_lookup(props, PW_KEY_DEVICE_API);
+        const char *colon = strchr(camera->object_path, ':');
+        if (api == NULL && colon != NULL && (size_t)(colon - camera->object_path) < sizeof(camera->device_api))
+            snprintf(camera->device_api, sizeof(camera->device_api), "%.*s", (int)(colon - camera->object_path), camera->object_path);
+        else
+            copy_string(camera->device_api, sizeof(camera->device_api), api);
         pw_thread_loop_signal(l->loop, false);
     } else if (strcmp(type, PW_TYPE_INTERFACE_Port) == 0) {
         const char *direction = spa_dict_lookup(props, PW_KEY_PORT_DIRECTION);

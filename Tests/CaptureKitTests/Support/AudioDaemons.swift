@@ -245,8 +245,10 @@ enum AudioDaemons {
     /// With `camera`, also PipeWire's video test source as a camera node ("testcam", "Test
     /// Camera": media class Video/Source, role Camera; RGB and UYVY at any size, 25 fps by default).
     /// With `portal`, a private session bus, WirePlumber's portal access rules and the Camera
-    /// portal with its camera (see CameraPortalDaemons.swift).
-    static func startPipeWire(toneFrequency: Int = 440, camera: Bool = false, portal: Bool = false) throws -> AudioDaemon {
+    /// portal with its camera (see CameraPortalDaemons.swift). With `v4l2Cameras`, WirePlumber's
+    /// V4L2 monitor makes a camera node of every `/dev/video*` capture device (the test VM's).
+    static func startPipeWire(toneFrequency: Int = 440, camera: Bool = false, portal: Bool = false,
+                              v4l2Cameras: Bool = false) throws -> AudioDaemon {
         let daemon = try makeDaemon(.pipeWire, sessionBus: portal)
         let config = "\(daemon.directory)/config"
         do {
@@ -269,7 +271,7 @@ enum AudioDaemons {
             try """
                 \(portal ? "" : #"default_access.properties["enable-flatpak-portal"] = false"#)
                 alsa_monitor.enabled = false
-                v4l2_monitor.enabled = false
+                v4l2_monitor.enabled = \(v4l2Cameras)
                 libcamera_monitor.enabled = false
 
                 """.write(toFile: "\(config)/wireplumber/main.lua.d/51-no-dbus.lua", atomically: true, encoding: .utf8)
@@ -359,9 +361,9 @@ enum AudioDaemons {
     /// With `camera`, the stack has the test camera node and this process's PipeWire clients
     /// (`$PIPEWIRE_REMOTE`) go to it as well.
     /// With `portal`, this process's session bus is the stack's too.
-    static func withPipeWire<R>(toneFrequency: Int = 440, camera: Bool = false, portal: Bool = false,
+    static func withPipeWire<R>(toneFrequency: Int = 440, camera: Bool = false, portal: Bool = false, v4l2Cameras: Bool = false,
                                 _ body: (AudioDaemon) async throws -> R) async throws -> R {
-        try await withDaemon({ try startPipeWire(toneFrequency: toneFrequency, camera: camera, portal: portal) }, body)
+        try await withDaemon({ try startPipeWire(toneFrequency: toneFrequency, camera: camera, portal: portal, v4l2Cameras: v4l2Cameras) }, body)
     }
 
     /// Either daemon by kind.

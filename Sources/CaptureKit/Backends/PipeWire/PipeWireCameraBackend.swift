@@ -26,6 +26,9 @@ final class PipeWireCameraBackend: DeviceBackend {
 
     var formats: [CaptureDevice.Format] { camera.withLock { $0.formats.map(\.format) } }
 
+    /// What the node is a route to, as PipeWire names it (`v4l2:/dev/video0`), or empty.
+    var objectPath: String { camera.withLock { $0.objectPath } }
+
     var isConnected: Bool { provider.isPresent(nodeName) }
 
     /// What the stream asks PipeWire for: `configuration`'s size, layout and rate, and the
