@@ -6,7 +6,9 @@ import Glibc
 /// off), pipewire-pulse, and "tonemic": a real-time 440 Hz source (sox's sine through
 /// `pw-cat`) — in the scratch folder, as children of this process. While it runs, this
 /// process's `PULSE_SERVER` / `PIPEWIRE_RUNTIME_DIR` point at it, so CaptureKit and the peer
-/// tools record from the same source.
+/// tools record from the same source. With `cameras`, PipeWire and WirePlumber only, its V4L2
+/// monitor on: a camera node of every `/dev/video*` capture device (the PipeWire camera
+/// benchmark's).
 final class BenchSoundServer {
     /// The tools it needs (Debian: pipewire pipewire-bin pipewire-pulse wireplumber
     /// pulseaudio-utils sox).
@@ -18,7 +20,7 @@ final class BenchSoundServer {
     private var pids: [pid_t] = []
 
     /// Starts the stack; throws when a tool is missing or a daemon does not come up in 10 s.
-    init(scratchDirectory: String) throws {
+    init(scratchDirectory: String, cameras: Bool = false) throws {
         directory = "\(scratchDirectory)/sound-server"
         let runtime = "\(directory)/xdg", config = "\(directory)/config"
         for path in [runtime, "\(directory)/home", "\(config)/pipewire/pipewire.conf.d", "\(config)/wireplumber/main.lua.d",
@@ -36,7 +38,7 @@ final class BenchSoundServer {
         try """
             default_access.properties["enable-flatpak-portal"] = false
             alsa_monitor.enabled = false
-            v4l2_monitor.enabled = false
+            v4l2_monitor.enabled = \(cameras)
             libcamera_monitor.enabled = false
 
             """.write(toFile: "\(config)/wireplumber/main.lua.d/51-no-dbus.lua", atomically: true, encoding: .utf8)
@@ -60,6 +62,7 @@ final class BenchSoundServer {
             try spawn("pipewire", [])
             try waitFor("pipewire") { try ChildProcess.run(Self.path("pw-cli"), ["info", "0"], scratchDirectory: self.directory) }
             try spawn("wireplumber", [])
+            guard !cameras else { return }
             try spawn("pipewire-pulse", [])
             try waitFor("pipewire-pulse") { try ChildProcess.run(Self.path("pactl"), ["info"], scratchDirectory: self.directory) }
             try startTone()
@@ -70,6 +73,9 @@ final class BenchSoundServer {
     }
 
     deinit { stop() }
+
+    /// The PipeWire daemon's process (the first child).
+    var pipeWireProcess: pid_t? { pids.first }
 
     /// Stops every child (reverse order) and reaps it.
     func stop() {

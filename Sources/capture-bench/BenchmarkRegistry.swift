@@ -17,6 +17,7 @@ enum BenchmarkRegistry {
         WebPreviewBenchmark(),
         AudioCaptureBenchmark(),
         V4L2LatencyBenchmark(),
+        PipeWireVividBenchmark(),
         StartupBenchmark(),
     ]
 

@@ -1,6 +1,7 @@
 import CaptureKit
 import Dispatch
 import Foundation
+import Glibc
 
 /// `v4l2-latency`: how old a frame from a real V4L2 driver is when the delegate gets it (its
 /// kernel timestamp → the delegate call) and the CPU per delivered frame, beside ffmpeg reading
@@ -21,7 +22,7 @@ struct V4L2LatencyBenchmark: Benchmark {
     static let warmUpFrames = 10
     static let peerLabel = "ffmpeg -f v4l2 -> null"
 
-    private static var node: String {
+    static var node: String {
         let environment = ProcessInfo.processInfo.environment
         return environment["CAPTUREKIT_BENCH_V4L2_NODE"]
             ?? environment["CAPTUREKIT_VM_VIVID"]?.split(separator: " ").first.map(String.init)
@@ -36,7 +37,7 @@ struct V4L2LatencyBenchmark: Benchmark {
             ])
         }
         let frames = settings.frames
-        let ours = try measureCaptureKit(camera, frames: frames)
+        let ours = try Self.measureCaptureKit(camera, label: "CaptureKit, 1 output", frames: frames)
         let peer = V4L2FFmpegPeer(node: node, fourCC: Self.fourCC, width: Self.width, height: Self.height, fps: Self.fps)
         let cpu = try peer.cpuWindow(warmUp: Self.warmUpFrames, frames: frames)
         let peerAges = try peer.frameAges(frames: frames)
@@ -60,7 +61,7 @@ struct V4L2LatencyBenchmark: Benchmark {
 
     /// The CaptureKit device for `node`, by the bus info v4l2-ctl reports for it; nil when the
     /// node does not exist.
-    private static func camera(at node: String) throws -> CaptureDevice? {
+    static func camera(at node: String) throws -> CaptureDevice? {
         guard FileManager.default.fileExists(atPath: node) else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -82,8 +83,12 @@ struct V4L2LatencyBenchmark: Benchmark {
         return camera
     }
 
-    private func measureCaptureKit(_ camera: CaptureDevice, frames: Int) throws -> (row: Measurement, ages: V4L2FrameAges) {
-        guard let format = camera.formats.first(where: { $0.fourCC == Self.fourCC && $0.width == Self.width && $0.height == Self.height }) else {
+    /// `frames` frames of `camera` at 640x480 YUYV 25 fps to one data output: their ages and the
+    /// CPU of this process — plus that of `daemon` (the process that reads the camera for it, such
+    /// as the PipeWire daemon), over the same window.
+    static func measureCaptureKit(_ camera: CaptureDevice, label: String, frames: Int, daemon: pid_t? = nil) throws
+        -> (row: Measurement, ages: V4L2FrameAges, daemonCPUSeconds: Double) {
+        guard let format = camera.formats.first(where: { $0.pixelFormat == .yuyv422 && $0.width == Self.width && $0.height == Self.height }) else {
             throw BenchError("\(camera) has no \(Self.fourCC) \(Self.width)x\(Self.height)")
         }
         try camera.lockForConfiguration()
@@ -98,7 +103,7 @@ struct V4L2LatencyBenchmark: Benchmark {
         let output = CaptureVideoDataOutput()
         try session.addOutput(output)
         try session.commitConfiguration()
-        let recorder = V4L2AgeRecorder(warmUp: Self.warmUpFrames, frames: frames)
+        let recorder = V4L2AgeRecorder(warmUp: Self.warmUpFrames, frames: frames, daemon: daemon)
         output.setSampleBufferDelegate(recorder, queue: DispatchQueue(label: "capture-bench.v4l2"))
         try session.startRunning()
         let timeout = Double(frames + Self.warmUpFrames) / Double(Self.fps) * 3 + 30
@@ -110,10 +115,10 @@ struct V4L2LatencyBenchmark: Benchmark {
         guard finished, let start = result.start, let end = result.end else {
             throw BenchError("\(camera): \(frames) frames did not arrive within \(Int(timeout)) s")
         }
-        let row = Measurement(label: "CaptureKit, 1 output", tool: "CaptureKit", frames: result.produced,
+        let row = Measurement(label: label, tool: "CaptureKit", frames: result.produced,
                               delivered: result.ages.count, dropped: statistics.dropped, unaccounted: nil,
-                              wallSeconds: end.wallSeconds(since: start), cpuSeconds: end.cpuSeconds(since: start),
+                              wallSeconds: end.wallSeconds(since: start), cpuSeconds: end.cpuSeconds(since: start) + result.daemonCPUSeconds,
                               peakRSSBytes: nil, peakRSSScope: "process", cpuRatio: nil)
-        return (row, result.ages)
+        return (row, result.ages, result.daemonCPUSeconds)
     }
 }

@@ -5,7 +5,9 @@
 # emulation, so compare the rows with each other, not with native numbers.
 #   BENCH=name   the benchmark to run (default v4l2-latency); multicam-vivid runs 1, 2 and 4
 #                vivid cameras in one multi-camera session, each to a data output and an H.264
-#                recording, beside as many ffmpeg -f v4l2 → libx264 processes
+#                recording, beside as many ffmpeg -f v4l2 → libx264 processes; pipewire-vivid
+#                captures one vivid camera through PipeWire (WirePlumber's V4L2 monitor) and
+#                directly, beside gst-launch pipewiresrc
 #   FRAMES=n     measured frames per case (default 150: 6 s at 25 fps); for multicam-vivid the
 #                frames each camera records
 #   CAPTUREKIT_BENCH_MULTICAM_SIZE=WxH   multicam-vivid's vivid size (default 640x480; 320x180
