@@ -195,13 +195,13 @@ enum AudioDaemons {
     /// The tools the daemons need.
     static let tools = ["pulseaudio", "pactl", "pipewire", "wireplumber", "pipewire-pulse", "pw-cat", "pw-cli", "pw-metadata", "pacat", "sox"]
 
-    /// Whether every tool is installed. Missing tools fail the test in CI (`CI=true`); elsewhere
-    /// the caller skips (returns early) when this is false.
-    static func requireTools() throws -> Bool {
-        let missing = tools.filter { executable($0) == nil }
+    /// Whether every tool is installed (and every one of `extra`). Missing tools fail the test in
+    /// CI (`CI=true`); elsewhere the caller skips (returns early) when this is false.
+    static func requireTools(also extra: [String] = []) throws -> Bool {
+        let missing = (tools + extra).filter { executable($0) == nil }
         guard missing.isEmpty else {
             if ProcessInfo.processInfo.environment["CI"] == "true" {
-                throw AudioDaemonFailure(description: "sound-server tests need \(missing.joined(separator: ", ")) (scripts/install-deps.sh installs them)")
+                throw AudioDaemonFailure(description: "these tests need \(missing.joined(separator: ", ")) (scripts/install-deps.sh installs them)")
             }
             return false
         }

@@ -17,19 +17,6 @@ extension AudioDaemons {
     static let portalTools = ["dbus-daemon", "dbus-send", "/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-permission-store",
                               "/usr/bin/python3", "gst-launch-1.0"]
 
-    /// Whether every tool is installed (as ``requireTools()``: missing ones fail in CI).
-    static func requirePortalTools() throws -> Bool {
-        guard try requireTools() else { return false }
-        let missing = portalTools.filter { executable($0) == nil }
-        guard missing.isEmpty else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" {
-                throw AudioDaemonFailure(description: "Camera portal tests need \(missing.joined(separator: ", ")) (scripts/install-deps.sh installs them)")
-            }
-            return false
-        }
-        return true
-    }
-
     /// A private session bus at `<directory>/xdg/bus` that activates no services.
     static func startSessionBus(_ daemon: AudioDaemon) throws {
         let config = "\(daemon.directory)/session-bus.conf"

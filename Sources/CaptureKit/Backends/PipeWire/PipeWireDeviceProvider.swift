@@ -38,6 +38,10 @@ final class PipeWireDeviceProvider: DeviceProvider {
         var portalRefused = false
         /// The session bus whose portal the two above are of.
         var portalBus: String?
+        /// Listings are numbered as they start; the result of one that started before the
+        /// listing last applied is stale (a relisting after a node event, overtaken).
+        var listingsStarted: UInt64 = 0
+        var listingApplied: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -74,6 +78,7 @@ final class PipeWireDeviceProvider: DeviceProvider {
 
     func backends() -> [any DeviceBackend] {
         let remote = remote
+        let listing = startListing()
         let cameras = remote.flatMap(list)
         // Another daemon (or none): the monitor of the old one goes, its cameras with it.
         let stale = state.withLock { state -> PipeWireMonitor? in
@@ -85,10 +90,10 @@ final class PipeWireDeviceProvider: DeviceProvider {
         // Released here, outside the lock: closing a monitor joins its thread.
         withExtendedLifetime(stale) {}
         guard let cameras, let remote else {
-            _ = update(with: [])
+            _ = update(with: [], listing: listing)
             return []
         }
-        let listed = update(with: cameras)
+        let listed = update(with: cameras, listing: listing)
         startMonitor(remote)
         return listed
     }
@@ -138,11 +143,24 @@ final class PipeWireDeviceProvider: DeviceProvider {
         return answer == .granted
     }
 
-    /// Makes the listing current; returns the backends present, in the daemon's order.
-    private func update(with cameras: [PipeWireCameraInfo]) -> [any DeviceBackend] {
+    /// The number of a listing about to start.
+    private func startListing() -> UInt64 {
+        state.withLock { state in
+            state.listingsStarted += 1
+            return state.listingsStarted
+        }
+    }
+
+    /// Makes listing number `listing` current, unless a later one was applied already; returns
+    /// the backends present, in the daemon's order.
+    private func update(with cameras: [PipeWireCameraInfo], listing: UInt64) -> [any DeviceBackend] {
         var appeared: [PipeWireCameraBackend] = []
         var gone: [PipeWireCameraBackend] = []
         let listed = state.withLock { state -> [any DeviceBackend] in
+            guard listing > state.listingApplied else {
+                return state.order.filter(Set(state.present.values).contains).compactMap { state.backends[$0] }
+            }
+            state.listingApplied = listing
             let before = Set(state.present.values)
             state.present = [:]
             for camera in cameras {
@@ -201,8 +219,10 @@ final class PipeWireDeviceProvider: DeviceProvider {
             return
         }
         relisting.async { [weak self] in
-            guard let self, let remote = state.withLock({ $0.remote }), let cameras = list(through: remote) else { return }
-            _ = update(with: cameras)
+            guard let self, let remote = state.withLock({ $0.remote }) else { return }
+            let listing = startListing()
+            guard let cameras = list(through: remote) else { return }
+            _ = update(with: cameras, listing: listing)
         }
     }
 

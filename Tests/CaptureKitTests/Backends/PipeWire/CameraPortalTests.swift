@@ -12,12 +12,26 @@ extension RealTimeCaptureTests {
 
         /// Runs `body` with the portal stack up and this process on the portal route.
         static func withPortal(_ body: (AudioDaemon) async throws -> Void) async throws {
-            guard try AudioDaemons.requirePortalTools() else { return }
+            guard try AudioDaemons.requireTools(also: AudioDaemons.portalTools) else { return }
             try await AudioDaemons.withPipeWire(portal: true) { daemon in
                 CaptureDevice.cameraRoute = .portal
                 defer { CaptureDevice.cameraRoute = .direct }
                 try await body(daemon)
             }
+        }
+
+        /// Runs a session on `camera` in its active format until a data output got `count` frames
+        /// (a failure after 30 s), and returns what it recorded.
+        static func frames(from camera: CaptureDevice, count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws -> SampleRecorder {
+            let output = CaptureVideoDataOutput()
+            let recorder = SampleRecorder()
+            recorder.attach(to: output)
+            let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [output])
+            try await session.start()
+            defer { try? session.stopRunning() }
+            #expect(await recorder.samples.wait(forCount: count, timeout: .seconds(30)), sourceLocation: sourceLocation)
+            try await session.stop()
+            return recorder
         }
 
         static var listedPipeWireCameras: [String] {
@@ -44,14 +58,7 @@ extension RealTimeCaptureTests {
                 try camera.lockForConfiguration()
                 try camera.setActiveFormat(format)
                 camera.unlockForConfiguration()
-                let output = CaptureVideoDataOutput()
-                let recorder = SampleRecorder()
-                recorder.attach(to: output)
-                let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [output])
-                try await session.start()
-                defer { try? session.stopRunning() }
-                #expect(await recorder.samples.wait(forCount: 30, timeout: .seconds(30)))
-                try await session.stop()
+                let recorder = try await Self.frames(from: camera, count: 30)
                 let received = recorder.samples.items.prefix(30)
                 #expect(received.allSatisfy { $0.width == 320 && $0.height == 240 && $0.sample.pixelBuffer?.pixelFormat == .yuyv422 })
                 let stamps = received.map(\.sample.presentationTimeStamp)
@@ -129,13 +136,7 @@ extension RealTimeCaptureTests {
                 CaptureDevice.cameraRoute = .direct
                 #expect(CaptureDevice.authorizationStatus(for: .video) == .authorized)
                 let camera = try #require(CaptureDevice.device(uniqueID: Self.cameraID), "\(CaptureDevice.allDevices.map(\.uniqueID))")
-                let output = CaptureVideoDataOutput()
-                let recorder = SampleRecorder()
-                recorder.attach(to: output)
-                let session = try makeSession(camera: camera, preset: .inputPriority, outputs: [output])
-                try await session.start()
-                defer { try? session.stopRunning() }
-                #expect(await recorder.samples.wait(forCount: 10, timeout: .seconds(30)))
+                _ = try await Self.frames(from: camera, count: 10)
             }
         }
     }

@@ -28,4 +28,24 @@ enum ColorBarPattern {
         let want = bars[bar].rgb
         return max(abs(rgb.0 - want.0), abs(rgb.1 - want.1), abs(rgb.2 - want.2))
     }
+
+    /// What is wrong with `frame` at the sample points: a pixel that is not its bar's colour, or
+    /// whose stored components differ from `reference`'s (the same frame as `referenceName`
+    /// received it). Empty when the frame is right.
+    static func mismatches(in frame: PixelSampler, reference: PixelSampler, referenceName: String) -> [String] {
+        var mismatches: [String] = []
+        for point in samplePoints(width: frame.width, height: frame.height) {
+            guard let rgb = frame.rgb(x: point.x, y: point.y), let stored = frame.components(x: point.x, y: point.y) else {
+                mismatches.append("(\(point.x),\(point.y)) unreadable"); continue
+            }
+            if distance(rgb, toBar: point.bar) > 24 {
+                mismatches.append("(\(point.x),\(point.y)) \(rgb) is not \(bars[point.bar].name)")
+            }
+            let expected = reference.components(x: point.x, y: point.y)
+            if expected.map({ $0 != stored }) ?? true {
+                mismatches.append("(\(point.x),\(point.y)) \(stored) but \(referenceName) got \(String(describing: expected))")
+            }
+        }
+        return mismatches
+    }
 }

@@ -49,4 +49,19 @@ enum VMCapture {
         try await session.start()
         return (session, recorder, output)
     }
+
+    /// Checks that `recorder`'s frames carry the kernel's capture times on the session clock
+    /// (monotonic), in order: each captured after the stream started and before it arrived, and
+    /// every frame accounted for.
+    static func expectKernelTimes(_ recorder: SampleRecorder, since streamStart: Int64, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let stamps = recorder.samples.items.map(\.sample.presentationTimeStamp)
+        #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 < $1 }, sourceLocation: sourceLocation)
+        #expect(recorder.accounting.isComplete, "\(recorder.accounting)", sourceLocation: sourceLocation)
+        for received in recorder.samples.items {
+            let captured = try #require(received.sample.presentationTimeStamp.nanoseconds, sourceLocation: sourceLocation)
+            #expect(captured >= streamStart && captured <= received.arrival,
+                    "frame \(received.sequenceNumber) stamped \(captured) ns; stream started \(streamStart) ns, frame arrived \(received.arrival) ns",
+                    sourceLocation: sourceLocation)
+        }
+    }
 }

@@ -32,31 +32,9 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             let buffer = try #require(sample.pixelBuffer)
             #expect(buffer.pixelFormat == pixelFormat, "delivered as the device sends it, without conversion")
             #expect(buffer.width == width && buffer.height == height)
-            let frame = PixelSampler(buffer)
-            var mismatches: [String] = []
-            for point in ColorBarPattern.samplePoints(width: width, height: height) {
-                guard let rgb = frame.rgb(x: point.x, y: point.y), let stored = frame.components(x: point.x, y: point.y) else {
-                    mismatches.append("(\(point.x),\(point.y)) unreadable"); continue
-                }
-                if ColorBarPattern.distance(rgb, toBar: point.bar) > 24 {
-                    mismatches.append("(\(point.x),\(point.y)) \(rgb) is not \(ColorBarPattern.bars[point.bar].name)")
-                }
-                let expected = reference.components(x: point.x, y: point.y)
-                if expected.map({ $0 != stored }) ?? true {
-                    mismatches.append("(\(point.x),\(point.y)) \(stored) but v4l2-ctl got \(String(describing: expected))")
-                }
-            }
+            let mismatches = ColorBarPattern.mismatches(in: PixelSampler(buffer), reference: reference, referenceName: "v4l2-ctl")
             #expect(mismatches.isEmpty, "\(mismatches.count) sampled pixels wrong: \(mismatches.prefix(8))")
-            // Timestamps are the kernel's capture times on the session clock (monotonic), in
-            // order: each frame was captured after the stream started and before it arrived.
-            let stamps = recorder.samples.items.map(\.sample.presentationTimeStamp)
-            #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 < $1 })
-            #expect(recorder.accounting.isComplete, "\(recorder.accounting)")
-            for received in recorder.samples.items {
-                let captured = try #require(received.sample.presentationTimeStamp.nanoseconds)
-                #expect(captured >= streamStart && captured <= received.arrival,
-                        "frame \(received.sequenceNumber) stamped \(captured) ns; stream started \(streamStart) ns, frame arrived \(received.arrival) ns")
-            }
+            try VMCapture.expectKernelTimes(recorder, since: streamStart)
         }
     }
 }

@@ -56,28 +56,10 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
                 let sample = try #require(recorder.samples.items.last?.sample)
                 let buffer = try #require(sample.pixelBuffer)
                 #expect(buffer.pixelFormat == .yuyv422 && buffer.width == 640 && buffer.height == 480)
-                let frame = PixelSampler(buffer)
-                var mismatches: [String] = []
-                for point in ColorBarPattern.samplePoints(width: 640, height: 480) {
-                    let stored = frame.components(x: point.x, y: point.y)
-                    let expected = referenceFrame.components(x: point.x, y: point.y)
-                    guard let stored, let expected, stored == expected else {
-                        mismatches.append("(\(point.x),\(point.y)) \(String(describing: stored)) but V4L2 gave \(String(describing: expected))")
-                        continue
-                    }
-                    if let rgb = frame.rgb(x: point.x, y: point.y), ColorBarPattern.distance(rgb, toBar: point.bar) > 24 {
-                        mismatches.append("(\(point.x),\(point.y)) \(rgb) is not \(ColorBarPattern.bars[point.bar].name)")
-                    }
-                }
+                let mismatches = ColorBarPattern.mismatches(in: PixelSampler(buffer), reference: referenceFrame, referenceName: "the V4L2 backend")
                 #expect(mismatches.isEmpty, "\(mismatches.count) sampled pixels differ: \(mismatches.prefix(8))")
                 // The kernel's capture times, through PipeWire's buffer header, on the session clock.
-                let stamps = recorder.samples.items.map(\.sample.presentationTimeStamp)
-                #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 < $1 })
-                #expect(recorder.accounting.isComplete, "\(recorder.accounting)")
-                for received in recorder.samples.items {
-                    let captured = try #require(received.sample.presentationTimeStamp.nanoseconds)
-                    #expect(captured >= streamStart && captured <= received.arrival, "frame \(received.sequenceNumber) stamped \(captured) ns")
-                }
+                try VMCapture.expectKernelTimes(recorder, since: streamStart)
             }
         }
     }
