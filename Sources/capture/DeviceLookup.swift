@@ -24,6 +24,7 @@ enum DeviceLookup {
             }
             return try fileDevice(path: path, mediaType: mediaType, looping: looping, pacing: pacing)
         }
+        if mediaType == .video { try PortalAccess.requestIfNeeded() }
         guard let name else {
             guard let device = CaptureDevice.default(for: mediaType) else {
                 throw CaptureError(.deviceNotFound, "no \(mediaType) device is present")

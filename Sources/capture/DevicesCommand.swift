@@ -22,6 +22,7 @@ enum DevicesCommand: Command {
     static func run(_ words: [String]) throws -> ExitStatus {
         let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.isEmpty else { throw UsageError("unexpected argument '\(arguments.positional[0])'") }
+        try PortalAccess.requestIfNeeded()
         let devices = CaptureDevice.allDevices
         if arguments.has("json") {
             try Console.printJSON(devices.map(DeviceReport.init))

@@ -25,9 +25,18 @@ enum FormatsCommand: Command {
         let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.count == 1 else { throw UsageError("give exactly one DEVICE") }
         let name = arguments.positional[0]
-        // A camera or a microphone, whichever the name stands for; a file plays as a camera.
-        let device = name.hasPrefix(DeviceLookup.filePrefix)
-            ? try DeviceLookup.find(name, mediaType: .video) : try CaptureDevice.device(resolving: name)
+        // A camera or a microphone, whichever the name stands for; a file plays as a camera. On
+        // the portal route a camera is only found once access is granted: asked when the name
+        // is nothing else.
+        let device: CaptureDevice
+        if name.hasPrefix(DeviceLookup.filePrefix) {
+            device = try DeviceLookup.find(name, mediaType: .video)
+        } else if let found = try? CaptureDevice.device(resolving: name) {
+            device = found
+        } else {
+            try PortalAccess.requestIfNeeded()
+            device = try CaptureDevice.device(resolving: name)
+        }
         if arguments.has("json") {
             try Console.printJSON(DeviceReport(device))
             return .success

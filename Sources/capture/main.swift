@@ -14,7 +14,8 @@ let overview = """
     'capture <command> --help' describes a command; '--verbose' with any command also prints
     the log lines of the libraries underneath (FFmpeg's), which are silent otherwise; '--portal'
     reaches cameras only through the desktop's Camera portal, as a sandboxed application must
-    (the default inside Flatpak and with CAPTUREKIT_CAMERA_PORTAL=1), asking for access first.
+    (the default inside Flatpak and with CAPTUREKIT_CAMERA_PORTAL=1), asking for access before
+    it looks for one.
     """
 
 @MainActor func main() -> ExitStatus {
@@ -43,7 +44,6 @@ let overview = """
         return .success
     }
     do {
-        if CaptureDevice.cameraRoute == .portal { try PortalAccess.request() }
         return try command.run(rest)
     } catch let error as UsageError {
         Console.error("\(command.name): \(error.message) (see 'capture \(command.name) --help')")
