@@ -66,6 +66,23 @@ static int append_options(sd_bus_message *message, const char *token) {
     return sd_bus_message_close_container(message);
 }
 
+/* Calls the Camera interface's `method` with the options { handle_token: token } (or none) and
+ * returns its reply in *reply (the caller unrefs it); 0 or a negative errno with `error` filled. */
+static int call_camera(sd_bus *bus, const char *method, const char *token, sd_bus_message **reply, ck_portal_error *error) {
+    sd_bus_message *call = NULL;
+    sd_bus_error bus_error = SD_BUS_ERROR_NULL;
+    int r;
+    if ((r = sd_bus_message_new_method_call(bus, &call, PORTAL_NAME, PORTAL_PATH, CAMERA_INTERFACE, method)) < 0 ||
+        (r = append_options(call, token)) < 0) {
+        fail(error, r, NULL, method);
+    } else if ((r = sd_bus_call(bus, call, CALL_TIMEOUT_USEC, &bus_error, reply)) < 0) {
+        fail(error, r, &bus_error, method);
+    }
+    sd_bus_error_free(&bus_error);
+    sd_bus_message_unref(call);
+    return r < 0 ? r : 0;
+}
+
 struct answer {
     int done;
     uint32_t response;
@@ -89,9 +106,8 @@ static uint64_t now_usec(void) {
 
 int ck_portal_access_camera(int timeout_ms, uint32_t *response, ck_portal_error *error) {
     sd_bus *bus = NULL;
-    sd_bus_message *call = NULL, *reply = NULL;
+    sd_bus_message *reply = NULL;
     sd_bus_slot *slot = NULL, *moved_slot = NULL;
-    sd_bus_error bus_error = SD_BUS_ERROR_NULL;
     struct answer answer = { 0, 2 };
     int r = open_bus(&bus, error);
     if (r < 0) return r;
@@ -109,13 +125,7 @@ int ck_portal_access_camera(int timeout_ms, uint32_t *response, ck_portal_error 
     r = sd_bus_match_signal(bus, &slot, NULL, path, REQUEST_INTERFACE, "Response", on_response, &answer);
     if (r < 0) { fail(error, r, NULL, "cannot subscribe to the portal's answer"); goto out; }
 
-    if ((r = sd_bus_message_new_method_call(bus, &call, PORTAL_NAME, PORTAL_PATH, CAMERA_INTERFACE, "AccessCamera")) < 0 ||
-        (r = append_options(call, token)) < 0) {
-        fail(error, r, NULL, "cannot build AccessCamera");
-        goto out;
-    }
-    r = sd_bus_call(bus, call, CALL_TIMEOUT_USEC, &bus_error, &reply);
-    if (r < 0) { fail(error, r, &bus_error, "AccessCamera"); goto out; }
+    if ((r = call_camera(bus, "AccessCamera", token, &reply, error)) < 0) goto out;
     const char *handle = NULL;
     if ((r = sd_bus_message_read_basic(reply, 'o', &handle)) < 0) { fail(error, r, NULL, "AccessCamera's answer"); goto out; }
     if (strcmp(handle, path) != 0) {
@@ -143,9 +153,7 @@ int ck_portal_access_camera(int timeout_ms, uint32_t *response, ck_portal_error 
     *response = answer.response;
     r = 0;
 out:
-    sd_bus_error_free(&bus_error);
     sd_bus_message_unref(reply);
-    sd_bus_message_unref(call);
     sd_bus_slot_unref(moved_slot);
     sd_bus_slot_unref(slot);
     sd_bus_flush_close_unref(bus);
@@ -154,17 +162,10 @@ out:
 
 int ck_portal_open_pipewire_remote(int *fd, ck_portal_error *error) {
     sd_bus *bus = NULL;
-    sd_bus_message *call = NULL, *reply = NULL;
-    sd_bus_error bus_error = SD_BUS_ERROR_NULL;
+    sd_bus_message *reply = NULL;
     int r = open_bus(&bus, error);
     if (r < 0) return r;
-    if ((r = sd_bus_message_new_method_call(bus, &call, PORTAL_NAME, PORTAL_PATH, CAMERA_INTERFACE, "OpenPipeWireRemote")) < 0 ||
-        (r = append_options(call, NULL)) < 0) {
-        fail(error, r, NULL, "cannot build OpenPipeWireRemote");
-        goto out;
-    }
-    r = sd_bus_call(bus, call, CALL_TIMEOUT_USEC, &bus_error, &reply);
-    if (r < 0) { fail(error, r, &bus_error, "OpenPipeWireRemote"); goto out; }
+    if ((r = call_camera(bus, "OpenPipeWireRemote", NULL, &reply, error)) < 0) goto out;
     int received = -1;
     if ((r = sd_bus_message_read_basic(reply, 'h', &received)) < 0) { fail(error, r, NULL, "OpenPipeWireRemote's answer"); goto out; }
     /* The message owns the descriptor it carries: keep a copy of our own. */
@@ -173,9 +174,7 @@ int ck_portal_open_pipewire_remote(int *fd, ck_portal_error *error) {
     *fd = copy;
     r = 0;
 out:
-    sd_bus_error_free(&bus_error);
     sd_bus_message_unref(reply);
-    sd_bus_message_unref(call);
     sd_bus_flush_close_unref(bus);
     return r;
 }
