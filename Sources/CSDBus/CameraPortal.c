@@ -35,7 +35,7 @@ static int open_bus(sd_bus **bus, ck_portal_error *error) {
     return 0;
 }
 
-int ck_portal_camera_properties(int *present, uint32_t *version, ck_portal_error *error) {
+int ck_portal_is_camera_present(int *present, ck_portal_error *error) {
     sd_bus *bus = NULL;
     sd_bus_error bus_error = SD_BUS_ERROR_NULL;
     int r = open_bus(&bus, error);
@@ -44,8 +44,6 @@ int ck_portal_camera_properties(int *present, uint32_t *version, ck_portal_error
     r = sd_bus_get_property_trivial(bus, PORTAL_NAME, PORTAL_PATH, CAMERA_INTERFACE, "IsCameraPresent", &bus_error, 'b', &value);
     if (r < 0) { fail(error, r, &bus_error, "IsCameraPresent"); goto out; }
     *present = value;
-    r = sd_bus_get_property_trivial(bus, PORTAL_NAME, PORTAL_PATH, CAMERA_INTERFACE, "version", &bus_error, 'u', version);
-    if (r < 0) { fail(error, r, &bus_error, "version"); goto out; }
     r = 0;
 out:
     sd_bus_error_free(&bus_error);

@@ -20,9 +20,8 @@ typedef struct ck_portal_error {
     char message[512];
 } ck_portal_error;
 
-/* The Camera interface's `IsCameraPresent` and `version` properties. 0, or a negative errno
- * with `error` filled. */
-int ck_portal_camera_properties(int *present, uint32_t *version, ck_portal_error *error);
+/* The Camera interface's `IsCameraPresent` property. 0, or a negative errno with `error` filled. */
+int ck_portal_is_camera_present(int *present, ck_portal_error *error);
 
 /* `AccessCamera`: asks the portal (which may ask the user) whether this application may use
  * cameras, and waits up to timeout_ms for the request's `Response` signal. 0 with the

@@ -1,5 +1,4 @@
 internal import CSDBus
-import Dispatch
 import Foundation
 
 /// The XDG desktop Camera portal (`org.freedesktop.portal.Camera`), through which sandboxed
@@ -21,9 +20,9 @@ enum CameraPortal {
 
     /// Wraps the `IsCameraPresent` property: whether the portal sees any camera at all.
     static func isCameraPresent() throws(CaptureError) -> Bool {
-        var present: Int32 = 0, version: UInt32 = 0
+        var present: Int32 = 0
         var error = ck_portal_error()
-        guard ck_portal_camera_properties(&present, &version, &error) == 0 else { throw failure(error) }
+        guard ck_portal_is_camera_present(&present, &error) == 0 else { throw failure(error) }
         return present != 0
     }
 
@@ -57,7 +56,7 @@ enum CameraPortal {
     }
 
     /// The error code and a sentence for a D-Bus error name or, without one, an errno.
-    static func classify(errorName: String, errno: Int32) -> (CaptureError.Code, String) {
+    private static func classify(errorName: String, errno: Int32) -> (CaptureError.Code, String) {
         switch errorName {
         case "org.freedesktop.portal.Error.NotAllowed":
             return (.notAuthorized, "the Camera portal refused camera access to this application")
