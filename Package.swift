@@ -8,6 +8,9 @@ let package = Package(
         .library(name: "CaptureKitPreview", targets: ["CaptureKitPreview"]),
         .executable(name: "capture", targets: ["capture"]),
         .executable(name: "capture-bench", targets: ["capture-bench"]),
+        // libcamera's cameras: loaded by CaptureKit on first use from beside the binary (or the
+        // library path); an application may also link it (see DevicesOnLinux).
+        .library(name: "CaptureKitLibCamera", type: .dynamic, targets: ["CLibCameraPlugin"]),
     ],
     targets: [
         // One shim per C library (DESIGN.md): FFmpeg (libavutil, libswscale, libswresample,
@@ -50,6 +53,13 @@ let package = Package(
         .target(name: "CSDBus", linkerSettings: [.linkedLibrary("systemd")]),
         .target(name: "CPipeWire", cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2", "-D_REENTRANT"])],
                 linkerSettings: [.linkedLibrary("pipewire-0.3")]),
+        // libcamera's cameras (Raspberry Pi camera modules, MIPI cameras of embedded boards,
+        // vimc): its C++ API behind a C function table (version checks inside), in a library of
+        // its own that CaptureKit loads on first use — linking libcamera costs every process
+        // ~20 ms at start-up. CLibCamera is the table's header and its loader.
+        .target(name: "CLibCamera", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CLibCameraPlugin", dependencies: ["CLibCamera"], cxxSettings: [.unsafeFlags(["-I/usr/include/libcamera"])],
+                linkerSettings: [.linkedLibrary("camera"), .linkedLibrary("camera-base")]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // The photo encoder's plane kernels (range expansion, packed and semi-planar to planar,
         // turning by multiples of 90 degrees): SSE2 with scalar fallbacks, in C.
@@ -73,7 +83,7 @@ let package = Package(
         .target(
             name: "CaptureKit",
             dependencies: ["CaptureKitCore", "CaptureKitMedia", "CaptureKitLibrary", "CFFmpeg", "CV4L2", "CALSA", "CPulse", "CZBar", "CZXing",
-                           "CMotionKernels", "CYUV", "CSRT", "CPipeWire", "CSDBus"]
+                           "CMotionKernels", "CYUV", "CSRT", "CPipeWire", "CSDBus", "CLibCamera"]
         ),
         // Live preview on top of a session: an SDL2 window and a web page (libmicrohttpd).
         // Applications that show a preview add `import CaptureKitPreview`.

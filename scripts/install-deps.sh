@@ -29,6 +29,8 @@ packages=(
   gcc make libc6-dev libelf1 libssl3 xz-utils       #   building v4l2loopback and its producer (scripts/vm/setup.sh)
   libsrt-gnutls-dev                                 # stream output: SRT link statistics (libsrt, as FFmpeg links it)
   libpipewire-0.3-dev libspa-0.2-dev                # PipeWire cameras (CPipeWire shim: libpipewire, SPA pods)
+  libcamera-dev                                     # libcamera cameras (CLibCamera shim, C++)
+  libcamera-tools libcamera-ipa udev                # tests: cam as the oracle, vimc's IPA module, udevd in the VM
   libsystemd-dev                                    # the Camera portal over D-Bus (CSDBus shim: sd-bus)
   xdg-desktop-portal dbus-daemon dbus-bin python3-gi  # tests: the real Camera portal on a private session bus, a test Access backend
   gstreamer1.0-pipewire gstreamer1.0-tools          #   and a camera node the portal shows (pipewiresink)

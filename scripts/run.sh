@@ -9,6 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 swift build -c release --product capture >&2
+# libcamera's cameras (a Raspberry Pi camera module): the library capture loads on first use
+swift build -c release --product CaptureKitLibCamera >&2
 out="${OUT:-out}"
 mkdir -p "$out"
 library=()

@@ -18,6 +18,7 @@ enum BenchmarkRegistry {
         AudioCaptureBenchmark(),
         V4L2LatencyBenchmark(),
         PipeWireVividBenchmark(),
+        LibCameraVimcBenchmark(),
         StartupBenchmark(),
     ]
 

@@ -83,18 +83,21 @@ struct V4L2LatencyBenchmark: Benchmark {
         return camera
     }
 
-    /// `frames` frames of `camera` at 640x480 YUYV 25 fps to one data output: their ages and the
-    /// CPU of this process — plus that of `daemon` (the process that reads the camera for it, such
-    /// as the PipeWire daemon), over the same window.
-    static func measureCaptureKit(_ camera: CaptureDevice, label: String, frames: Int, daemon: pid_t? = nil) throws
+    /// `frames` frames of `camera` in `pixelFormat` at `width`x`height` (640x480 YUYV 25 fps by
+    /// default) to one data output: their ages and the CPU of this process — plus that of
+    /// `daemon` (the process that reads the camera for it, such as the PipeWire daemon), over the
+    /// same window.
+    static func measureCaptureKit(_ camera: CaptureDevice, label: String, frames: Int, daemon: pid_t? = nil,
+                                  pixelFormat: PixelFormat = .yuyv422, width: Int = Self.width, height: Int = Self.height,
+                                  fps: Int = Self.fps) throws
         -> (row: Measurement, ages: V4L2FrameAges, daemonCPUSeconds: Double) {
-        guard let format = camera.formats.first(where: { $0.pixelFormat == .yuyv422 && $0.width == Self.width && $0.height == Self.height }) else {
-            throw BenchError("\(camera) has no \(Self.fourCC) \(Self.width)x\(Self.height)")
+        guard let format = camera.formats.first(where: { $0.pixelFormat == pixelFormat && $0.width == width && $0.height == height }) else {
+            throw BenchError("\(camera) has no \(pixelFormat) \(width)x\(height)")
         }
         try camera.lockForConfiguration()
         defer { camera.unlockForConfiguration() }
         try camera.setActiveFormat(format)
-        try camera.setActiveVideoMinFrameDuration(MediaTime(value: 1, timescale: Int32(Self.fps)))
+        try camera.setActiveVideoMinFrameDuration(MediaTime(value: 1, timescale: Int32(fps)))
 
         let session = CaptureSession()
         session.beginConfiguration()
@@ -106,7 +109,7 @@ struct V4L2LatencyBenchmark: Benchmark {
         let recorder = V4L2AgeRecorder(warmUp: Self.warmUpFrames, frames: frames, daemon: daemon)
         output.setSampleBufferDelegate(recorder, queue: DispatchQueue(label: "capture-bench.v4l2"))
         try session.startRunning()
-        let timeout = Double(frames + Self.warmUpFrames) / Double(Self.fps) * 3 + 30
+        let timeout = Double(frames + Self.warmUpFrames) / Double(fps) * 3 + 30
         let finished = recorder.wait(seconds: timeout)
         let statistics = output.statistics
         try session.stopRunning()

@@ -7,7 +7,8 @@
 #                vivid cameras in one multi-camera session, each to a data output and an H.264
 #                recording, beside as many ffmpeg -f v4l2 → libx264 processes; pipewire-vivid
 #                captures one vivid camera through PipeWire (WirePlumber's V4L2 monitor) and
-#                directly, beside gst-launch pipewiresrc
+#                directly, beside gst-launch pipewiresrc; libcamera-vimc captures vimc through
+#                libcamera beside cam --capture
 #   FRAMES=n     measured frames per case (default 150: 6 s at 25 fps); for multicam-vivid the
 #                frames each camera records
 #   CAPTUREKIT_BENCH_MULTICAM_SIZE=WxH   multicam-vivid's vivid size (default 640x480; 320x180
@@ -17,6 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/install-deps.sh ffmpeg
 swift build -c release --product capture-bench >&2
+swift build -c release --product CaptureKitLibCamera >&2   # libcamera-vimc: loaded beside the binary
 bin=$(swift build -c release --show-bin-path)
 share=.vm-cache/runs/guest-bench
 status=0

@@ -1,5 +1,6 @@
 # Sourced first by every guest script (inside the VM, chrooted into the host root, cwd = the
-# share). Defines `step`, makes the pictures deterministic and starts the MJPEG producer.
+# share). Defines `step`, makes the pictures deterministic and starts the MJPEG producer; defines
+# `load_vimc` and `start_udev` for the guest scripts that want libcamera's camera.
 up() { cut -d' ' -f1 /proc/uptime; }
 # step NAME COMMAND...: runs COMMAND with its output in NAME.log and its status in NAME.rc
 step() {
@@ -32,3 +33,30 @@ if [ -e "$CAPTUREKIT_VM_LOOPBACK" ]; then
   done
 fi
 trap '[ -n "$lbproducer_pid" ] && kill "$lbproducer_pid" 2>/dev/null' EXIT
+
+# load_vimc [OPTION=VALUE...]: vimc, the kernel's media-controller camera that libcamera drives
+# (a sensor, debayer and scaler; /dev/media4, /dev/video4 to /dev/video6 beside vivid's 0 to 3
+# and the loopback's 10). Not loaded at boot, since the V4L2 suites count the cameras they find;
+# guest-init.sh loaded its dependencies, so the share's copy is inserted as it is.
+load_vimc() {
+  insmod "$CAPTUREKIT_VM_MODULES/vimc.ko" "$@" || { echo "load_vimc: insmod vimc.ko FAILED"; return 1; }
+  # with udevd already running, its nodes are a libcamera camera once udev has processed them
+  [ ! -S /run/udev/control ] || SYSTEMD_IGNORE_CHROOT=1 timeout 70 udevadm settle --timeout=60
+}
+
+# start_udev: udevd, for the guest scripts that need it (libcamera lists only the cameras udev
+# has processed). Opt-in: the other suites run without it, as they always have (CaptureKit's
+# V4L2 hot-plug monitor watches /dev, where udevd changes modes and adds links after every
+# node). Only media and video4linux devices are replayed: the other rules would restore ALSA
+# mixers, set the clock from the RTC and so on. systemd's tools take a root other than PID 1's
+# (the initramfs's) for a chroot and ignore requests there ("Running in chroot, ignoring
+# request") unless SYSTEMD_IGNORE_CHROOT is set: this one has the guest's own /dev, /sys, /run.
+start_udev() {
+  [ -x /lib/systemd/systemd-udevd ] || { echo "start_udev: no /lib/systemd/systemd-udevd (Debian package udev on the host)"; return 1; }
+  # the root is the host's, read-only: udevd's database and control socket go to /run (tmpfs)
+  mkdir -p /run/udev
+  SYSTEMD_IGNORE_CHROOT=1 /lib/systemd/systemd-udevd --daemon || { echo "start_udev: systemd-udevd did not start"; return 1; }
+  SYSTEMD_IGNORE_CHROOT=1 timeout 60 udevadm control --ping --timeout=50 || { echo "start_udev: udevd does not answer"; return 1; }
+  SYSTEMD_IGNORE_CHROOT=1 udevadm trigger --action=add --subsystem-match=media --subsystem-match=video4linux || return 1
+  SYSTEMD_IGNORE_CHROOT=1 timeout 70 udevadm settle --timeout=60 || { echo "start_udev: udev events still queued after 60 s"; return 1; }
+}

@@ -21,3 +21,11 @@ suites disconnect --filter 'V4L2IntegrationTests/DisconnectTests'
 suites replug --filter 'V4L2IntegrationTests/ReplugTests'
 # The ALSA backend on snd-aloop's loopback sound card.
 suites alsa --filter 'ALSAIntegrationTests'
+# libcamera's backend on vimc (loaded now, so the suites above never saw it), with udevd, which
+# libcamera needs to list cameras: last, in a process of its own.
+if load_vimc && start_udev; then
+  export CAPTUREKIT_VM_LIBCAMERA=1
+  suites libcamera --filter 'LibCameraIntegrationTests'
+else
+  echo "cannot load vimc or start udevd" > libcamera.log; echo 1 > libcamera.rc; echo libcamera >> steps
+fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepares the V4L2 test VM: Debian's own kernel (the guest runs the kernel's `vivid` virtual
 # camera driver, which a container cannot load), a busybox initramfs, `v4l2loopback` built from
-# Debian's dkms source (it adds an MJPEG camera), the loopback producer and its reference JPEG.
+# Debian's dkms source (it adds an MJPEG camera), `vimc` built from Debian's kernel source (a
+# media-controller camera for libcamera), the loopback producer and its reference JPEG.
 # Everything comes from Debian's apt repositories (`apt-get download`, nothing installed) and
 # is cached under .vm-cache/<kernel ABI>/ (git-ignored). Idempotent: a complete cache is reused.
 #   KV=6.1.0-57-amd64   kernel ABI (default: the one linux-image-amd64 depends on)
@@ -54,18 +55,39 @@ cp -r lb/usr/src/v4l2loopback-* v4l2loopback-src
 make -s -C "$out/lb/usr/src/linux-headers-$KV" M="$out/v4l2loopback-src" modules >&2
 cp v4l2loopback-src/v4l2loopback.ko .
 
+# 2b. vimc (libcamera's virtual camera: a sensor, debayer and scaler behind a media controller),
+#     which Debian's kernel config leaves out (CONFIG_VIDEO_VIMC is not set) while it has what the
+#     driver selects: MEDIA_CONTROLLER, VIDEO_V4L2_SUBDEV_API, V4L2_TPG, VIDEOBUF2_VMALLOC and
+#     _DMA_CONTIG as modules, FONT_8x16 built in. Its source comes from the linux-source package
+#     of the very version of the kernel image (another version's driver may not match the
+#     headers): a 139 MB download, of which only vimc's directory is extracted (~9 s, xz has to
+#     go through the whole tarball); the build takes ~6 s.
+kver=$(dpkg-deb -f debs/linux-image-"$KV"_*.deb Version)
+series=$(echo "$KV" | cut -d. -f1,2)
+fetch "linux-source-$series=$kver"
+srcdeb=$(ls debs/linux-source-"$series"_*.deb 2>/dev/null) || { echo "vm/setup: download of linux-source-$series $kver failed" >&2; exit 1; }
+mkdir vimc-src
+dpkg-deb --fsys-tarfile "$srcdeb" | tar -xO "./usr/src/linux-source-$series.tar.xz" \
+  | tar -xJ -C vimc-src --strip-components=5 "linux-source-$series/drivers/media/test-drivers/vimc/"
+[ -f vimc-src/vimc-core.c ] || { echo "vm/setup: no vimc source in linux-source-$series $kver" >&2; exit 1; }
+make -s -C "$out/lb/usr/src/linux-headers-$KV" M="$out/vimc-src" CONFIG_VIDEO_VIMC=m modules >&2
+# (Debian strips its modules: unstripped, vimc.ko is 2.5 MB of debug information in the initramfs)
+strip --strip-debug -o vimc.ko vimc-src/vimc.ko
+
 # 3. the loopback producer (runs in the guest's chroot into the host root, so a normal
 #    dynamically linked program) and the JPEG it serves: SMPTE bars, decodable by anyone.
 ${CC:-cc} -O2 -Wall -Werror -o lbproducer "$here/lbproducer.c"
 ffmpeg -nostdin -loglevel error -f lavfi -i smptebars=size=640x480 -frames:v 1 -q:v 3 -pix_fmt yuvj422p reference.jpg
 
-# 4. initramfs: busybox + the module closure of vivid, v4l2loopback, snd-aloop (ALSA's loopback
-#    sound card, for the ALSA backend) and virtio-9p, and our init
+# 4. initramfs: busybox + the module closure of vivid, v4l2loopback, vimc, snd-aloop (ALSA's
+#    loopback sound card, for the ALSA backend) and virtio-9p, and our init
 I="$out/initramfs"
 mkdir -p "$I"/{bin,sbin,proc,sys,dev,mnt,tmp,host,lib/modules/"$KV"/extra}
 cp root/bin/busybox "$I/bin/busybox"
 for a in $("$I/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$I/bin/$a"; done
 want="kernel/drivers/media/test-drivers/vivid/vivid.ko kernel/drivers/virtio/virtio_pci.ko kernel/net/9p/9pnet_virtio.ko kernel/fs/9p/9p.ko kernel/drivers/media/v4l2-core/videodev.ko kernel/drivers/media/common/videobuf2/videobuf2-vmalloc.ko kernel/sound/drivers/snd-aloop.ko"
+# vimc's dependencies (modinfo's depends: mc, videodev, videobuf2-v4l2 and -common come with these)
+want="$want kernel/drivers/media/common/v4l2-tpg/v4l2-tpg.ko kernel/drivers/media/common/videobuf2/videobuf2-dma-contig.ko"
 for m in $want; do
   grep "^$m:" "root/lib/modules/$KV/modules.dep" | tr -d ':' | tr ' ' '\n'
 done | sort -u | while read -r m; do
@@ -74,7 +96,7 @@ done | sort -u | while read -r m; do
   cp "root/lib/modules/$KV/$m" "$I/lib/modules/$KV/$m"
 done
 find "$I/lib/modules" -name '*.ko.xz' -exec xz -d {} +
-cp v4l2loopback.ko "$I/lib/modules/$KV/extra/"
+cp v4l2loopback.ko vimc.ko "$I/lib/modules/$KV/extra/"
 cp "root/lib/modules/$KV/modules.builtin" "root/lib/modules/$KV/modules.order" "$I/lib/modules/$KV/"
 root/bin/busybox depmod -b "$I" "$KV"
 pack_initramfs
@@ -86,6 +108,6 @@ offset=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "root/boot/vmlinuz-$KV" | head -1 |
 head -c 4 vmlinux | grep -q ELF || { echo "vm/setup: cannot extract vmlinux" >&2; exit 1; }
 
 # keep only what run.sh needs
-rm -rf debs lb root v4l2loopback-src
+rm -rf debs lb root v4l2loopback-src vimc-src
 echo "$inputs_hash" > "$stamp"
 echo "vm/setup: ready ($(du -sh "$out" | cut -f1))" >&2

@@ -26,6 +26,8 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
         var observers: [ObjectIdentifier: @Sendable () -> Void] = [:]
         var substitution: FormatSubstitution?
         var stallTimeout: Duration?
+        /// The active format is a photo's format switch (``StreamConfiguration/servesStills``).
+        var servesStills = false
     }
 
     private let settings: Mutex<Settings>
@@ -105,6 +107,7 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
         let (applied, substitution) = try applyToHardware(StreamConfiguration(format: format, frameDuration: Self.defaultFrameDuration(for: format)))
         try changeSettings { settings in
             settings.activeFormat = applied.format
+            settings.servesStills = false
             settings.minFrameDuration = applied.frameDuration
             settings.maxFrameDuration = settings.minFrameDuration
             settings.substitution = substitution ?? settings.substitution
@@ -230,9 +233,10 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
 
     /// Applies a format chosen by a session preset; needs no lock. Observers are not told, the
     /// session applying it is the only one interested.
-    func applyPresetFormat(_ format: Format, frameDuration: MediaTime) {
+    func applyPresetFormat(_ format: Format, frameDuration: MediaTime, servesStills: Bool = false) {
         settings.withLock { settings in
             settings.activeFormat = format
+            settings.servesStills = servesStills
             settings.minFrameDuration = frameDuration
             settings.maxFrameDuration = frameDuration
         }
@@ -240,7 +244,9 @@ public final class CaptureDevice: Sendable, Hashable, CustomStringConvertible {
 
     /// The stream configuration the current settings ask for.
     var streamConfiguration: StreamConfiguration {
-        settings.withLock { StreamConfiguration(format: $0.activeFormat, frameDuration: $0.minFrameDuration, stallTimeout: $0.stallTimeout) }
+        settings.withLock {
+            StreamConfiguration(format: $0.activeFormat, frameDuration: $0.minFrameDuration, stallTimeout: $0.stallTimeout, servesStills: $0.servesStills)
+        }
     }
 
     /// Marks the device as streaming for `owner`; `.deviceBusy` if another owner has it.

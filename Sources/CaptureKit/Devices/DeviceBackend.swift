@@ -116,6 +116,9 @@ struct StreamConfiguration: Sendable, Equatable {
     /// How long a camera may deliver nothing before its stream treats it as lost
     /// (``CaptureDevice/stallTimeout``); nil: never.
     var stallTimeout: Duration? = nil
+    /// Whether the stream serves a photo's switch to a larger format rather than video (a
+    /// libcamera camera captures it with its still role: full-resolution processing).
+    var servesStills = false
 }
 
 /// Where a stream sends what it captures. The closures run on the device's thread and must

@@ -3,10 +3,12 @@
 // so that adding a backend means adding its provider here and nowhere in Devices.
 
 extension DeviceRegistry {
-    /// Every built-in backend, in discovery order: cameras (V4L2 — on the direct camera route
-    /// only — then PipeWire's), virtual and file devices, sound server sources, then ALSA cards
-    /// (listed only when no sound server has them).
-    static let shared = DeviceRegistry(providers: [DirectCameras(V4L2DeviceProvider.shared), PipeWireDeviceProvider.shared, VirtualDeviceProvider.shared,
+    /// Every built-in backend, in discovery order: cameras (V4L2 and libcamera — on the direct
+    /// camera route only, each camera once (OneCameraOneDevice.swift) — then PipeWire's),
+    /// virtual and file devices, sound server sources, then ALSA cards (listed only when no
+    /// sound server has them).
+    static let shared = DeviceRegistry(providers: [DirectCameras(V4L2CamerasBesideLibCamera(provider: .shared)),
+                                                   DirectCameras(LibCamerasBesideV4L2(provider: .shared, v4l2: .shared)), PipeWireDeviceProvider.shared, VirtualDeviceProvider.shared,
                                                    FileDeviceProvider.shared, PulseDeviceProvider.shared, ALSADeviceProvider.shared])
 }
 

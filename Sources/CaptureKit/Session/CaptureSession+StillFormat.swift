@@ -22,7 +22,7 @@ extension CaptureSession {
                 throw .invalidState("\(device.localizedName) is no longer an input of the session")
             }
             let previous = device.streamConfiguration
-            device.applyPresetFormat(format, frameDuration: format.nearestFrameDuration(to: previous.frameDuration))
+            device.applyPresetFormat(format, frameDuration: format.nearestFrameDuration(to: previous.frameDuration), servesStills: true)
             do throws(CaptureError) {
                 try restreamDevices(for: graph, connections: connections)
             } catch {

@@ -16,6 +16,10 @@ struct V4L2Capability: Sendable, Equatable {
         if deviceCapabilities & UInt32(V4L2_CAP_VIDEO_CAPTURE_MPLANE) != 0 { return .captureMultiplanar }
         return nil
     }
+
+    /// Whether the node is one stage of a media-controller pipeline (`V4L2_CAP_IO_MC`): it
+    /// captures only once the pipeline's links and formats are configured (libcamera does).
+    var isMediaControllerCentric: Bool { deviceCapabilities & 0x2000_0000 != 0 }
 }
 
 /// Whether a capture node uses the single-planar or the multi-planar buffer API. Wraps the

@@ -153,10 +153,12 @@ final class PhotoCaptureEngine: @unchecked Sendable {
                 : frameSize.scaledToFit(settings.previewPhotoDimensions ?? PhotoDimensions(width: 256, height: 256)),
             previewPixelFormat: settings.previewPhotoPixelFormat)
         // A few frame intervals, and never less than a few seconds: the frame is due within one.
+        // A format switch restarts the camera first: a libcamera pipeline reconfigures and
+        // allocates full-resolution buffers, which takes seconds on a small board.
         let interval = max(device.activeVideoMaxFrameDuration.seconds, stillFormat.map { $0.maxFrameDuration.seconds } ?? 0)
         var plan = PhotoPlan(settings: settings, box: box, stillFormat: stillFormat, orientation: orientation,
                              make: device.manufacturer, model: device.localizedName, hasFlash: device.hasPhotoFlash,
-                             frameTimeoutSeconds: max(3, (interval.isFinite ? interval : 0) * 5) + (stillFormat == nil ? 0 : 2))
+                             frameTimeoutSeconds: max(3, (interval.isFinite ? interval : 0) * 5) + (stillFormat == nil ? 0 : 8))
         // The newest frame serves when it came at most a frame interval ago (and a half, for the
         // jitter of deliveries): earlier, the camera has stalled, and the next one is the photo.
         let frameInterval = device.activeVideoMaxFrameDuration

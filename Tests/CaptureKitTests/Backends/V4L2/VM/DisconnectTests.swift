@@ -56,8 +56,9 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             #expect(account.isComplete, "\(account)")
             let lastDelivered = try #require(recorder.samples.items.last?.sequenceNumber)
             let lastInFile = try #require(account.matches.map(\.sequenceNumber).max())
+            let tail = recorder.samples.items.suffix(4).map { "\($0.sequenceNumber)@\($0.sample.presentationTimeStamp.seconds)s (arrived \(Double($0.arrival) / 1e9)s)" }
             #expect((account.reported ?? 0) - account.missing >= Int(lastDelivered - lastInFile),
-                    "the frames after the file's last one (\(lastInFile)) up to the unplug (\(lastDelivered)) are reported: \(account)")
+                    "the frames after the file's last one (\(lastInFile)) up to the unplug (\(lastDelivered)) are reported: \(account); last frames \(tail); events \(events.events.items); calls \(delegate.calls.items)")
             #expect(account.produced >= 25 - 9, "the file covers the second before the unplug: \(account)")
         }
     }

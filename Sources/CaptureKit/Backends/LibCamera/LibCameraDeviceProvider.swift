@@ -1,0 +1,56 @@
+internal import CLibCamera
+import Dispatch
+import Synchronization
+
+/// libcamera's cameras for discovery, one backend per camera id kept across discoveries (the
+/// registry keys devices on it). Nothing is loaded or started on a machine without a media
+/// controller device (see ``LibCamera``). Hot-plug: libcamera's `cameraAdded`/`cameraRemoved`
+/// are posted as `CaptureDevice.ConnectionEvent`s.
+final class LibCameraDeviceProvider: DeviceProvider {
+    static let shared = LibCameraDeviceProvider()
+
+    private struct State {
+        var backends: [String: LibCameraBackend] = [:]
+        var present: Set<String> = []
+        var hub: DeviceConnectionHub?
+    }
+    private let state = Mutex(State())
+
+    func backends() -> [any DeviceBackend] { libcameraBackends() }
+
+    /// The cameras libcamera lists now.
+    func libcameraBackends() -> [LibCameraBackend] {
+        let cameras = LibCamera.cameras()
+        return state.withLock { state in
+            let listed = cameras.map { info -> LibCameraBackend in
+                let id = LibCamera.string(info.id)
+                if let kept = state.backends[id] { return kept }
+                let made = LibCameraBackend(info)
+                state.backends[id] = made
+                return made
+            }
+            state.present = Set(listed.map(\.cameraID))
+            return listed
+        }
+    }
+
+    func report(to hub: DeviceConnectionHub) {
+        guard LibCamera.isAvailable else { return }
+        state.withLock { $0.hub = hub }
+        LibCamera.api.set_hotplug_handler({ _ in
+            // libcamera's thread: the comparison (and any backend's first listing) runs elsewhere.
+            DispatchQueue.global().async { LibCameraDeviceProvider.shared.camerasChanged() }
+        }, nil)
+    }
+
+    private func camerasChanged() {
+        let before = state.withLock { $0.present }
+        let now = libcameraBackends()
+        let (hub, known) = state.withLock { ($0.hub, $0.backends) }
+        guard let hub else { return }
+        for backend in now where !before.contains(backend.cameraID) { hub.post(.connected, backend) }
+        for id in before.subtracting(now.map(\.cameraID)) {
+            if let backend = known[id] { hub.post(.disconnected, backend) }
+        }
+    }
+}
