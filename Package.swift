@@ -41,7 +41,8 @@ let package = Package(
         // No pkgConfig: sdl2.pc adds -D_REENTRANT, which SwiftPM refuses with a warning; the headers
         // are found as <SDL2/SDL.h> under /usr/include.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
-        // libyuv: luma extraction and box-filtered downscaling for the motion output.
+        // libyuv: the conversions it does faster than libswscale; luma extraction and
+        // box-filtered downscaling for the motion output.
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         // The SRT link's statistics (round-trip time) under FFmpeg's srt:// protocol: libsrt,
         // the GnuTLS flavour FFmpeg itself is linked with.
@@ -74,7 +75,7 @@ let package = Package(
         // EXIF, probing. No devices, no session. Re-exported by CaptureKit.
         .target(
             name: "CaptureKitMedia",
-            dependencies: ["CaptureKitCore", "CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CPhotoKernels"]
+            dependencies: ["CaptureKitCore", "CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CPhotoKernels", "CYUV"]
         ),
         // The "Photos" part: the media library (files plus a SQLite index), thumbnails, saving.
         // Re-exported by CaptureKit.
@@ -92,7 +93,7 @@ let package = Package(
         // console, exit statuses.
         .target(name: "CommandLineSupport", dependencies: ["CaptureKit"]),
         .executableTarget(name: "capture", dependencies: ["CaptureKit", "CaptureKitPreview", "CommandLineSupport"]),
-        .executableTarget(name: "capture-bench", dependencies: ["CaptureKit", "CaptureKitPreview", "CommandLineSupport"]),
+        .executableTarget(name: "capture-bench", dependencies: ["CaptureKit", "CaptureKitMedia", "CaptureKitPreview", "CommandLineSupport"]),
         // The seed's CQCaptureManager flow end to end.
         .executableTarget(name: "CaptureManagerDemo", dependencies: ["CaptureKit"], path: "Examples/CaptureManagerDemo",
                           packageAccess: false),

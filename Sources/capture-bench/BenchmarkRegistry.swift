@@ -19,6 +19,7 @@ enum BenchmarkRegistry {
         V4L2LatencyBenchmark(),
         PipeWireVividBenchmark(),
         LibCameraVimcBenchmark(),
+        ConversionBenchmark(),
         StartupBenchmark(),
     ]
 

@@ -2,8 +2,10 @@ import CaptureKitCore
 package import CFFmpeg
 import Synchronization
 
-/// Converts frames between pixel formats and sizes with libswscale (SIMD), reusing scaler
-/// contexts and destination buffers. Thread-safe: each conversion borrows a context of its own.
+/// Converts frames between pixel formats and sizes, reusing scaler contexts and destination
+/// buffers: with libyuv where it has the conversion (same size or halved, even dimensions; see
+/// ``LibYUVConversion``), with libswscale otherwise (both SIMD). Thread-safe: each libswscale
+/// conversion borrows a context of its own.
 package final class PixelConverter: Sendable {
     package static let shared = PixelConverter()
 
@@ -17,12 +19,41 @@ package final class PixelConverter: Sendable {
     private let idleContexts = Mutex<[Key: [Context]]>([:])
     private let pools = Mutex<[Key: PixelBufferPool]>([:])
 
-    /// `source` as a new buffer in `format` at `width`×`height`.
-    package func convert(_ source: PixelBuffer, to format: PixelFormat, width: Int, height: Int) throws(CaptureError) -> PixelBuffer {
+    /// The two libraries a conversion can go through.
+    package enum Library: String, Sendable, CaseIterable {
+        case libyuv, libswscale
+    }
+
+    /// The library a conversion from `source` to `format` at `width`×`height` goes through.
+    package static func library(for source: PixelBuffer, to format: PixelFormat, width: Int, height: Int) -> Library {
+        libyuvConversion(for: source, to: format, width: width, height: height) == nil ? .libswscale : .libyuv
+    }
+
+    private static func libyuvConversion(for source: PixelBuffer, to format: PixelFormat, width: Int, height: Int) -> LibYUVConversion? {
+        // Odd sizes are left to libswscale, whose chroma edge handling is the reference.
+        guard width % 2 == 0, height % 2 == 0 else { return nil }
+        if width == source.width, height == source.height { return LibYUVConversion(from: source.pixelFormat, to: format) }
+        guard width * 2 == source.width, height * 2 == source.height else { return nil }
+        return LibYUVConversion(from: source.pixelFormat, to: format, halving: true)
+    }
+
+    /// `source` as a new buffer in `format` at `width`×`height`, through `library` when given
+    /// (for comparisons; `.libyuv` must be what ``library(for:to:width:height:)`` chooses or is
+    /// refused), through the library chosen for the pair otherwise.
+    package func convert(_ source: PixelBuffer, to format: PixelFormat, width: Int, height: Int,
+                         through library: Library? = nil) throws(CaptureError) -> PixelBuffer {
         let key = Key(source: source.pixelFormat, sourceWidth: source.width, sourceHeight: source.height,
                       target: format, targetWidth: width, targetHeight: height)
         let pool = try destinationPool(for: key)
         let destination = try pool.makeBuffer()
+        let conversion = Self.libyuvConversion(for: source, to: format, width: width, height: height)
+        if library ?? (conversion == nil ? .libswscale : .libyuv) == .libyuv {
+            guard let conversion, conversion.run(source, into: destination) == 0 else {
+                throw CaptureError(.conversionFailed, "libyuv cannot convert \(source.width)x\(source.height) \(source.pixelFormat) to \(width)x\(height) \(format)",
+                                   operation: "libyuv")
+            }
+            return destination
+        }
         let context = try borrowContext(for: key)
         defer { idleContexts.withLock { $0[key, default: []].append(context) } }
 
@@ -58,11 +89,14 @@ package final class PixelConverter: Sendable {
 
     private func borrowContext(for key: Key) throws(CaptureError) -> Context {
         if let context = idleContexts.withLock({ $0[key]?.popLast() }) { return context }
-        let scaling = key.sourceWidth != key.targetWidth || key.sourceHeight != key.targetHeight
+        // Downscales average the pixels each output pixel covers (the area filter: libyuv's box
+        // filter when halving, sample for sample); upscales interpolate.
+        let filter = key.targetWidth == key.sourceWidth && key.targetHeight == key.sourceHeight ? SWS_POINT
+            : key.targetWidth <= key.sourceWidth && key.targetHeight <= key.sourceHeight ? SWS_AREA : SWS_BILINEAR
         guard let pointer = sws_getContext(
             Int32(key.sourceWidth), Int32(key.sourceHeight), key.source.avPixelFormat,
             Int32(key.targetWidth), Int32(key.targetHeight), key.target.avPixelFormat,
-            scaling ? SWS_BILINEAR : SWS_POINT, nil, nil, nil
+            filter, nil, nil, nil
         ) else {
             throw CaptureError(.conversionFailed, "libswscale cannot convert \(key.source) to \(key.target) at these sizes",
                                operation: "sws_getContext")
