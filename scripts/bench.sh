@@ -8,10 +8,11 @@ cd "$(dirname "$0")/.."
 # photo benchmark; gst-launch with rawvideoparse/videoconvert (base), qtmux (good), x264enc
 # (ugly) and avenc_aac (libav) for the record benchmark (bad: the anchor's full peer set); nginx
 # with its RTMP module, the server the stream benchmark publishes to (it runs its own instance
-# on a free loopback port; the package's own service is left as Debian sets it up).
+# on a free loopback port; the package's own service is left as Debian sets it up); time, the
+# small parent record-1080p measures every child's peak RSS under.
 scripts/install-deps.sh ffmpeg libjpeg-turbo-progs \
   gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
-  gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-opencv nginx libnginx-mod-rtmp
+  gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-opencv nginx libnginx-mod-rtmp time
 
 # Build chatter goes to stderr so `scripts/bench.sh --json` prints only JSON on stdout.
 # capture too: the startup benchmark times `capture devices` beside the peers.

@@ -23,9 +23,29 @@ enum ChildProcess {
         return nil
     }
 
+    /// Runs as ``run(_:_:scratchDirectory:name:)``, under `/usr/bin/time` as a small parent, and
+    /// takes the job's peak RSS from what `time` reports: a child spawned by this process
+    /// starts with this process's resident size as the floor of its `ru_maxrss` (glibc spawns
+    /// with the parent's memory until `exec`), one forked by `time` with only `time`'s few
+    /// hundred KiB. Nil when `time` is not installed.
+    static func runUnderSmallParent(_ executable: String, _ arguments: [String], scratchDirectory: String) throws -> Result? {
+        guard let time = locate("time") else { return nil }
+        let report = "\(scratchDirectory)/maxrss-\(getpid())-\(MediaTime.now.value).txt"
+        defer { unlink(report) }
+        var result = try run(time, ["-f", "%M", "-o", report, executable] + arguments, scratchDirectory: scratchDirectory,
+                             name: (executable as NSString).lastPathComponent)
+        guard let text = try? String(contentsOfFile: report, encoding: .utf8),
+              let kib = text.split(whereSeparator: \.isNewline).last.flatMap({ Int($0) }) else {
+            throw BenchError("/usr/bin/time reported no peak RSS for \((executable as NSString).lastPathComponent)")
+        }
+        result.peakRSSBytes = kib * 1024
+        return result
+    }
+
     /// Runs `executable` with `arguments`, stdin and stdout on /dev/null, stderr kept in a
-    /// scratch file so a failure can say why. Throws when it cannot start or exits non-zero.
-    static func run(_ executable: String, _ arguments: [String], scratchDirectory: String) throws -> Result {
+    /// scratch file so a failure can say why. Throws when it cannot start or exits non-zero,
+    /// naming it `name` (default: the executable's file name).
+    static func run(_ executable: String, _ arguments: [String], scratchDirectory: String, name: String? = nil) throws -> Result {
         let errorPath = "\(scratchDirectory)/stderr-\(getpid())-\(MediaTime.now.value).txt"
         defer { unlink(errorPath) }
 
@@ -45,7 +65,7 @@ enum ChildProcess {
             envp.forEach { free($0) }
         }
 
-        let name = (executable as NSString).lastPathComponent
+        let name = name ?? (executable as NSString).lastPathComponent
         let start = MediaTime.now.value
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)

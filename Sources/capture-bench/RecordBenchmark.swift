@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// `record-1080p` (issue 3): recording a 1080p30 raw YUYV file and a WAV to H.264 + AAC `.mov` as
@@ -38,6 +39,9 @@ struct RecordBenchmark: Benchmark {
         var notes: [String] = []
         var jobs: [any RecordJob] = []
         let hasGStreamer = ChildProcess.locate("gst-launch-1.0") != nil
+        // CaptureKit's command line, built beside this benchmark by scripts/bench.sh.
+        let capture = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("capture").path
+        let hasCapture = access(capture, X_OK) == 0
         // CaptureKit's default keyframe interval is one 1 s fragment: the frame rate in frames.
         for interval in [inputs.frameRate, 250] {
             let output = { (tool: String) in "\(scratch)/record_out_\(tool)_k\(interval).mov" }
@@ -47,7 +51,11 @@ struct RecordBenchmark: Benchmark {
             }
             jobs.append(interval == 250 ? RecordCaptureKitCase.keyint250(inputs: inputs, outputPath: output("capturekit"))
                                         : RecordCaptureKitCase.defaults(inputs: inputs, outputPath: output("capturekit")))
+            if hasCapture {
+                jobs.append(RecordPeer.capture(capture, inputs: inputs, keyframeInterval: interval, outputPath: output("capture")))
+            }
         }
+        if !hasCapture { notes.append("\(capture) is not built (swift build -c release --product capture): no capture record rows") }
         if !hasGStreamer {
             notes.append("gst-launch-1.0 is not installed (apt-get install gstreamer1.0-tools gstreamer1.0-plugins-{base,good,bad,ugly} "
                          + "gstreamer1.0-libav): no gst rows")
@@ -138,9 +146,13 @@ struct RecordBenchmark: Benchmark {
                 dropped.append("\(job.label): \(lost.map(String.init).joined(separator: "/")) per run")
             }
         }
-        notes.append(String(format: "peak RSS: CaptureKit's is this process's VmHWM over the job (its baseline included; the heap is "
-                            + "trimmed before every run); a peer's is its ru_maxrss, which counts this process's resident size at "
-                            + "spawn as a floor (at most %.0f MiB here)", Double(spawnFloor) / 1_048_576))
+        var memory = "peak RSS: the in-process CaptureKit rows' is this process's VmHWM over the job (its baseline included; the heap "
+            + "is trimmed before every run); a child's (the peers' and capture record's) is "
+        memory += spawnFloor == 0
+            ? "its own ru_maxrss as /usr/bin/time reports it (a small parent, so no floor): compare capture record's with ffmpeg's"
+            : String(format: "its ru_maxrss, which counts this process's resident size at spawn as a floor (at most %.0f MiB here; "
+                     + "install time for an unfloored figure)", Double(spawnFloor) / 1_048_576)
+        notes.append(memory)
         if !dropped.isEmpty {
             notes.append("dropped = samples CaptureKit's recording discarded (RecordedMovie.droppedSampleCount) and filled with silence, "
                          + "so its audio is not the same work as the peers' (silence costs the AAC encoder less): "

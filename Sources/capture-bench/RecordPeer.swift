@@ -1,30 +1,53 @@
 import Glibc
 
-/// A peer tool's recording job (ffmpeg or gst-launch, from the anchor's `commands.txt`), run as a
-/// child process and measured through `wait4`.
+/// A recording job run as a child process and measured through `wait4`: a peer tool's (ffmpeg
+/// or gst-launch, from the anchor's `commands.txt`) or CaptureKit's own `capture record`.
 struct RecordPeer: RecordJob {
     let label: String
-    /// The command name, looked up on `PATH`.
+    /// The command name, looked up on `PATH`, or "CaptureKit" for `capture record`.
     let tool: String
     let arguments: [String]
     let keyframeInterval: Int
     let outputPath: String
     /// The Debian packages that provide the tool and the elements it uses (for the "skipped" note).
     let packages: String
+    /// The executable when it is not `tool` on `PATH` (`capture`, beside this benchmark).
+    var executablePath: String? = nil
 
-    /// Runs the command once. The kernel hands this process's high-water mark to the child at
-    /// `exec` as the floor of its `ru_maxrss`, so the heap is trimmed and the mark reset first.
+    /// Runs the command once, under `/usr/bin/time` where it is installed so that its peak RSS
+    /// is its own (``ChildProcess/runUnderSmallParent(_:_:scratchDirectory:)``). Without it the
+    /// kernel hands this process's high-water mark to the child at `exec` as the floor of its
+    /// `ru_maxrss`, so the heap is trimmed and the mark reset first.
     func run(scratchDirectory: String) throws -> RecordRun {
-        guard let executable = ChildProcess.locate(tool) else {
+        guard let executable = executablePath ?? ChildProcess.locate(tool) else {
             throw BenchError("\(tool) is not installed")
         }
         unlink(outputPath)
         RecordHeap.trim()
+        if let result = try ChildProcess.runUnderSmallParent(executable, arguments, scratchDirectory: scratchDirectory) {
+            return RecordRun(wallSeconds: result.wallSeconds, cpuSeconds: result.cpuSeconds, peakRSSBytes: result.peakRSSBytes,
+                             peakRSSScope: "child of time", droppedSamples: nil, rssAtSpawnBytes: nil)
+        }
         _ = PeakMemory.reset()
         let atSpawn = PeakMemory.current()
         let result = try ChildProcess.run(executable, arguments, scratchDirectory: scratchDirectory)
         return RecordRun(wallSeconds: result.wallSeconds, cpuSeconds: result.cpuSeconds, peakRSSBytes: result.peakRSSBytes,
                          peakRSSScope: "child", droppedSamples: nil, rssAtSpawnBytes: atSpawn)
+    }
+
+    /// CaptureKit's job as a child process, start-up included, as the peers run:
+    /// `capture record OUT --device file:NUT --audio-device file:WAV --unpaced`, at the defaults
+    /// (one keyframe per 1 s fragment) or, for any other interval, with `--fragment 0
+    /// --keyframe-interval` — the same settings as ``RecordCaptureKitCase``'s two cases.
+    static func capture(_ executable: String, inputs: RecordInputs, keyframeInterval: Int, outputPath: String) -> RecordPeer {
+        let defaults = keyframeInterval == inputs.frameRate
+        let interval = String(format: "%.3fs", Double(keyframeInterval) / Double(inputs.frameRate))
+        return RecordPeer(
+            label: "CaptureKit capture record (child), " + (defaults ? "defaults (keyint 30, 1 s fragments)" : "keyint \(keyframeInterval), fragments off"),
+            tool: "CaptureKit",
+            arguments: ["record", outputPath, "--device", "file:\(inputs.nutPath)", "--audio-device", "file:\(inputs.wavPath)", "--unpaced", "--quiet"]
+                + (defaults ? [] : ["--fragment", "0", "--keyframe-interval", interval]),
+            keyframeInterval: keyframeInterval, outputPath: outputPath, packages: "", executablePath: executable)
     }
 
     /// `ffmpeg … -c:v libx264 -preset veryfast -c:a aac -b:a 128k out.mov` as in the anchor's

@@ -19,6 +19,7 @@ enum RecordCommand: Command {
         .value("codec", "C", "video codec: h264 (default), hevc, mjpeg; a network camera's own\nH.264 or HEVC by default, stored as it came"),
         .flag("transcode", "decode and encode a network camera's video again instead of storing\nit as it came"),
         .value("fragment", "T", "write a self-contained fragment every T (default 1s; 0 = off)"),
+        .value("keyframe-interval", "T", "time between keyframes (default: the fragment interval, or 2s\nwithout fragments)"),
         .value("segment", "T", "split the recording into files of T (60s, at least 1s), cut on the\nclock's multiples of T: OUT is then a folder (made if missing) of\nsegment-YYYYMMDD-HHMMSS.mp4 files and their index, segments.jsonl"),
         .value("retain", "LIMIT", "with --segment: keep at most this age (24h, 90m) or size (10GB,\n500MB) of segments, deleting the oldest whole ones"),
         .flag("unpaced", "read file: devices as fast as the encoder goes, not in real time"),
@@ -31,6 +32,7 @@ enum RecordCommand: Command {
         usage: capture record OUT [--device ID]… [--layout separate|pip|side-by-side]
                               [--audio-device ID | --no-audio] [--duration T]
                               [--preset P] [--codec h264|hevc|mjpeg] [--transcode] [--fragment T]
+                              [--keyframe-interval T]
                               [--segment T [--retain LIMIT]]
                               [--unpaced] [--quiet]
                               [--save-to-library [--root DIR]]
@@ -78,6 +80,8 @@ enum RecordCommand: Command {
             fragment = try arguments.duration("fragment") ?? MediaTime(value: 1, timescale: 1)
         }
 
+        let keyframeInterval = try arguments.duration("keyframe-interval")
+
         let pacing: DevicePacing = arguments.has("unpaced") ? .unpaced : .realTime
         if arguments.values("device").count > 1 {
             return try recordSeveral(arguments, output: arguments.positional[0], duration: duration, codec: codec, fragment: fragment,
@@ -102,6 +106,7 @@ enum RecordCommand: Command {
             // The output's own default: H.264, or what a network camera sends (stored as sent).
             var settings = movie.outputSettings(for: connection)
             if let codec { settings.videoCodec = codec }
+            if let keyframeInterval { settings.keyframeInterval = keyframeInterval }
             if arguments.has("transcode") { settings.passThrough = false }
             if url.pathExtension.lowercased() == "mkv" { settings.audioCodec = .opus }
             movie.setOutputSettings(settings, for: connection)
@@ -174,7 +179,7 @@ extension RecordCommand {
     /// The multi-camera form: several `--device`.
     static func recordSeveral(_ arguments: Arguments, output: String, duration: MediaTime?, codec: MovieOutputSettings.VideoCodec?,
                               fragment: MediaTime, pacing: DevicePacing, segmented: Bool) throws -> ExitStatus {
-        for option in ["preset", "save-to-library", "transcode"] where arguments.value(option) != nil || arguments.has(option) {
+        for option in ["preset", "keyframe-interval", "save-to-library", "transcode"] where arguments.value(option) != nil || arguments.has(option) {
             throw UsageError("--\(option) takes one camera, not several --device")
         }
         if segmented { throw UsageError("--segment takes one camera, not several --device") }

@@ -20,7 +20,7 @@ package final class PixelConverter: Sendable {
     private let pools = Mutex<[Key: PixelBufferPool]>([:])
 
     /// The two libraries a conversion can go through.
-    package enum Library: String, Sendable, CaseIterable {
+    package enum Library: Sendable {
         case libyuv, libswscale
     }
 
