@@ -3,9 +3,10 @@ import CaptureKitMedia
 import Foundation
 
 /// `convert-1080p`: CPU per 1920×1080 frame of the pixel conversions on CaptureKit's hot paths
-/// (recording, BGRA data outputs, photos, scanning), through the library `PixelConverter`
-/// chooses and through libswscale in the same process, beside ffmpeg making the same
-/// conversion from a raw file.
+/// (recording, BGRA data outputs, photos), through the library `PixelConverter` chooses and
+/// through libswscale in the same process, and of the luma the scanning and motion outputs take
+/// from a YUYV frame (`LumaFrame`) against libswscale's grey conversion, each beside ffmpeg
+/// making the same conversion from a raw file.
 ///
 /// ffmpeg's figure is its conversion run minus a run that reads the same file without
 /// converting, so both sides count the conversion alone; both rows are listed.
@@ -21,7 +22,7 @@ struct ConversionBenchmark: Benchmark {
         (.yuyv422, .bgra, "BGRA data output"),
         (.nv12, .bgra, "BGRA data output"),
         (.yuyv422, .yuv422p, "JPEG photo, turned"),
-        (.nv12, .gray8, "code scanning"),
+        (.yuyv422, .gray8, "the luma scanning and motion read"),
     ]
 
     func run(_ settings: BenchSettings) throws -> BenchmarkReport {
@@ -32,15 +33,27 @@ struct ConversionBenchmark: Benchmark {
                                                     to: .bgra, width: Self.width, height: Self.height, through: .libswscale)
         for pair in Self.pairs {
             let source = try PixelConverter.shared.convert(rgb, to: pair.source, width: Self.width, height: Self.height, through: .libswscale)
-            let chosen = PixelConverter.library(for: source, to: pair.target, width: Self.width, height: Self.height)
+            var cases: [(label: String, convert: () throws -> Void)] = []
+            if pair.target == .gray8 {
+                let sample = SampleBuffer(media: .video(source), presentationTimeStamp: .zero, duration: .invalid, sequenceNumber: 0)
+                cases.append(("luma (libyuv, as scanning and motion take it)", { _ = try LumaFrame.of(sample) }))
+            } else {
+                let chosen = PixelConverter.library(for: source, to: pair.target, width: Self.width, height: Self.height)
+                cases.append(("\(chosen) (chosen)", {
+                    _ = try PixelConverter.shared.convert(source, to: pair.target, width: Self.width, height: Self.height)
+                }))
+            }
+            if !cases[0].label.hasPrefix("libswscale") {
+                cases.append(("libswscale", {
+                    _ = try PixelConverter.shared.convert(source, to: pair.target, width: Self.width, height: Self.height, through: .libswscale)
+                }))
+            }
             var pairRows: [Measurement] = []
-            for library in [chosen] + (chosen == .libswscale ? [] : [.libswscale]) {
+            for (label, convert) in cases {
                 let before = ResourceSnapshot.now()
-                for _ in 0..<conversions {
-                    _ = try PixelConverter.shared.convert(source, to: pair.target, width: Self.width, height: Self.height, through: library)
-                }
+                for _ in 0..<conversions { try convert() }
                 let after = ResourceSnapshot.now()
-                pairRows.append(Measurement(label: "\(pair.source) → \(pair.target), CaptureKit \(library)\(library == chosen ? " (chosen)" : "")",
+                pairRows.append(Measurement(label: "\(pair.source) → \(pair.target), CaptureKit \(label)",
                                             tool: "CaptureKit", frames: conversions, delivered: nil, dropped: nil, unaccounted: nil,
                                             wallSeconds: after.wallSeconds(since: before), cpuSeconds: after.cpuSeconds(since: before),
                                             peakRSSBytes: nil, peakRSSScope: "process", cpuRatio: nil))

@@ -239,7 +239,7 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
 
     private func find(_ types: Set<MetadataObject.ObjectType>, in rect: CGRect, sample: SampleBuffer,
                       connection: CaptureConnection) throws(CaptureError) -> [MetadataObject] {
-        let luma = try Self.lumaFrame(of: sample)
+        let luma = try LumaFrame.of(sample)
         let space = MetadataCoordinateSpace(width: luma.width, height: luma.height,
                                             rotationAngle: connection.videoRotationAngle, isMirrored: connection.isVideoMirrored)
         guard let crop = space.deviceRect(rect) else { return [] }
@@ -266,20 +266,6 @@ public final class CaptureMetadataOutput: CaptureOutput, @unchecked Sendable {
             return zip(inside, ids).map { code, id in
                 Self.object(code, id: id, space: space, time: sample.presentationTimeStamp, duration: sample.duration)
             }
-        }
-    }
-
-    /// A frame whose plane 0 is luma: the frame itself for planar and semi-planar YUV and grey
-    /// (read in place), else its grey conversion (made once and shared with other outputs).
-    static func lumaFrame(of sample: SampleBuffer) throws(CaptureError) -> PixelBuffer {
-        guard let frame = sample.pixelBuffer else { throw .invalidArgument("metadata can only be found in video frames") }
-        switch frame.pixelFormat {
-        case .nv12, .nv21, .yuv420p, .yuv422p, .gray8: return frame
-        case .yuyv422, .uyvy422, .rgb24, .bgr24, .bgra, .rgba:
-            guard let grey = try sample.converted(to: VideoTarget(pixelFormat: .gray8)).pixelBuffer else {
-                throw .internalError("a grey conversion of a video frame has no pixels")
-            }
-            return grey
         }
     }
 

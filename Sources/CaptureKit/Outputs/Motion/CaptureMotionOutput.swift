@@ -68,7 +68,6 @@ public final class CaptureMotionOutput: CaptureOutput, @unchecked Sendable {
         /// When the session last stopped: the first frame captured after it starts afresh.
         var stoppedAt: MediaTime?
         var picture: [UInt8] = []
-        var maker = MotionPicture()
     }
 
     private struct WeightsKey: Equatable {
@@ -252,7 +251,7 @@ public final class CaptureMotionOutput: CaptureOutput, @unchecked Sendable {
                 }
                 engine.detector!.sensitivity = .init(value: wanted.sensitivity)
                 engine.detector!.minimumChangedArea = wanted.minimumChangedArea
-                try engine.maker.make(from: sample, width: width, height: height, into: &engine.picture)
+                try MotionPicture.make(from: sample, width: width, height: height, into: &engine.picture)
                 let analysis = engine.detector!.analyze(engine.picture)
                 return (analysis, engine.episode.frame(at: time, motion: analysis.isMotion))
             }
