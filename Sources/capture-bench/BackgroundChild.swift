@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 
 /// A child process that runs beside a benchmark until it is stopped — a server, or a client that
-/// holds a stream open — and is measured by no row: unlike ``ChildProcess/run(_:_:scratchDirectory:name:)``
+/// holds a stream open — and is measured by no row: unlike ``ChildProcess/run(_:_:scratchDirectory:name:outputPath:)``
 /// nothing waits for it to end, and its CPU is neither this process's nor a measured child's.
 final class BackgroundChild {
     /// What it runs, for messages ("python3", "ffmpeg").

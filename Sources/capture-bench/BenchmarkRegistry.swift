@@ -21,6 +21,7 @@ enum BenchmarkRegistry {
         LibCameraVimcBenchmark(),
         ConversionBenchmark(),
         StartupBenchmark(),
+        FirstFrameBenchmark(),
     ]
 
     /// The benchmarks named in `names`, in registry order; all of them when `names` is empty.

@@ -23,7 +23,7 @@ enum ChildProcess {
         return nil
     }
 
-    /// Runs as ``run(_:_:scratchDirectory:name:)``, under `/usr/bin/time` as a small parent, and
+    /// Runs as ``run(_:_:scratchDirectory:name:outputPath:)``, under `/usr/bin/time` as a small parent, and
     /// takes the job's peak RSS from what `time` reports: a child spawned by this process
     /// starts with this process's resident size as the floor of its `ru_maxrss` (glibc spawns
     /// with the parent's memory until `exec`), one forked by `time` with only `time`'s few
@@ -42,10 +42,11 @@ enum ChildProcess {
         return result
     }
 
-    /// Runs `executable` with `arguments`, stdin and stdout on /dev/null, stderr kept in a
-    /// scratch file so a failure can say why. Throws when it cannot start or exits non-zero,
-    /// naming it `name` (default: the executable's file name).
-    static func run(_ executable: String, _ arguments: [String], scratchDirectory: String, name: String? = nil) throws -> Result {
+    /// Runs `executable` with `arguments`, stdin on /dev/null, stdout on /dev/null or into
+    /// `outputPath`, stderr kept in a scratch file so a failure can say why. Throws when it
+    /// cannot start or exits non-zero, naming it `name` (default: the executable's file name).
+    static func run(_ executable: String, _ arguments: [String], scratchDirectory: String, name: String? = nil,
+                    outputPath: String? = nil) throws -> Result {
         let errorPath = "\(scratchDirectory)/stderr-\(getpid())-\(MediaTime.now.value).txt"
         defer { unlink(errorPath) }
 
@@ -53,7 +54,7 @@ enum ChildProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 
         // The environment is passed explicitly: reading the C global `environ` is not

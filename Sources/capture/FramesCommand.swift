@@ -11,7 +11,7 @@ enum FramesCommand: Command {
     /// What the command accepts; also the option lines of ``usage``.
     static let options: [CommandOption] = [
         .value("device", "ID", "camera unique ID or name (see 'capture devices'), or file:PATH"),
-        .value("count", "N", "frames to capture, 2...100000 (default 90)"),
+        .value("count", "N", "frames to capture, 1...100000 (default 90)"),
         .value("size", "WxH", "frame size, e.g. 1280x720 (default: the session's .high preset)"),
         .value("fps", "N", "frame rate (default 30 when the format supports it)"),
         .value("pixel-format", "F", "device pixel format: \(PixelFormat.allCases.map(\.rawValue).joined(separator: ", "))"),
@@ -25,7 +25,8 @@ enum FramesCommand: Command {
 
         Captures N frames (default 90) from the default camera, or DEVICE, through a
         CaptureVideoDataOutput and prints the frame rate (from timestamps and from arrival
-        times), frames dropped, timestamp and arrival jitter, and delivery latency.
+        times), frames dropped, timestamp and arrival jitter, delivery latency, and how long
+        after the session started the first frame arrived.
 
         \(CommandOption.helpText(for: options))
         """
@@ -44,13 +45,15 @@ enum FramesCommand: Command {
         var arrivalJitterMs: Double
         var meanLatencyMs: Double
         var maxLatencyMs: Double
+        /// From `startRunning()` being called to the first frame reaching the delegate.
+        var firstFrameMs: Double
         var output: String?
     }
 
     static func run(_ words: [String]) throws -> ExitStatus {
         let arguments = try Arguments(words, accepting: options)
         guard arguments.positional.isEmpty else { throw UsageError("unexpected argument '\(arguments.positional[0])'") }
-        let count = try arguments.integer("count", default: 90, in: 2...100_000)
+        let count = try arguments.integer("count", default: 90, in: 1...100_000)
         let size = try arguments.size("size")
         let fps = arguments.value("fps") == nil ? nil : try arguments.integer("fps", default: 30, in: 1...1000)
         var pixelFormat: PixelFormat?
@@ -80,6 +83,7 @@ enum FramesCommand: Command {
 
         let format = device.activeFormat
         let frameSeconds = device.activeVideoMinFrameDuration.seconds
+        let started = MediaTime.now.value
         try session.startRunning()
         let deadline = DispatchTime.now() + .milliseconds(Int((Double(count) * frameSeconds * 3 + 5) * 1000))
         let finished = collector.done.wait(timeout: deadline) == .success
@@ -90,7 +94,7 @@ enum FramesCommand: Command {
             throw CaptureError(.systemCallFailed, "timed out: \(collector.snapshot().arrivals.count) of \(count) frames arrived")
         }
         let report = makeReport(collector.snapshot(), device: device, format: format, dropped: output.statistics.dropped,
-                                output: arguments.value("output"))
+                                started: started, output: arguments.value("output"))
         if arguments.has("json") {
             try Console.printJSON(report)
         } else {
@@ -99,6 +103,7 @@ enum FramesCommand: Command {
                                  report.fps, report.arrivalFPS, report.dropped, report.monotonic ? "monotonic" : "NOT monotonic"))
             Console.print(String(format: "jitter %.3f ms (timestamps), %.3f ms (arrival); latency mean %.2f ms, max %.2f ms",
                                  report.timestampJitterMs, report.arrivalJitterMs, report.meanLatencyMs, report.maxLatencyMs))
+            Console.print(String(format: "first frame %.1f ms after the session started", report.firstFrameMs))
             if let path = report.output { Console.print("wrote \(path)") }
         }
         return .success
@@ -122,7 +127,7 @@ enum FramesCommand: Command {
     }
 
     private static func makeReport(_ samples: FrameCollector.Samples, device: CaptureDevice, format: CaptureDevice.Format,
-                                   dropped: Int, output: String?) -> Report {
+                                   dropped: Int, started: Int64, output: String?) -> Report {
         let pts = samples.timestamps
         let arrivals = samples.arrivals
         let ptsDeltas = zip(pts.dropFirst(), pts).map { Double($0 - $1) / 1e6 }
@@ -137,7 +142,8 @@ enum FramesCommand: Command {
                       dropped: dropped, monotonic: ptsDeltas.allSatisfy { $0 > 0 },
                       timestampJitterMs: standardDeviation(ptsDeltas), arrivalJitterMs: standardDeviation(arrivalDeltas),
                       meanLatencyMs: latencies.isEmpty ? 0 : latencies.reduce(0, +) / Double(latencies.count),
-                      maxLatencyMs: latencies.max() ?? 0, output: output)
+                      maxLatencyMs: latencies.max() ?? 0, firstFrameMs: Double((arrivals.first ?? started) - started) / 1e6,
+                      output: output)
     }
 
     private static func standardDeviation(_ values: [Double]) -> Double {

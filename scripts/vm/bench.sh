@@ -8,7 +8,8 @@
 #                recording, beside as many ffmpeg -f v4l2 → libx264 processes; pipewire-vivid
 #                captures one vivid camera through PipeWire (WirePlumber's V4L2 monitor) and
 #                directly, beside gst-launch pipewiresrc; libcamera-vimc captures vimc through
-#                libcamera beside cam --capture
+#                libcamera beside cam --capture; first-frame times a vivid camera's first frame
+#                (session start, and a cold capture frames --count 1 beside ffmpeg and gst-launch)
 #   FRAMES=n     measured frames per case (default 150: 6 s at 25 fps); for multicam-vivid the
 #                frames each camera records
 #   CAPTUREKIT_BENCH_MULTICAM_SIZE=WxH   multicam-vivid's vivid size (default 640x480; 320x180
@@ -19,6 +20,7 @@ cd "$(dirname "$0")/../.."
 scripts/install-deps.sh ffmpeg
 swift build -c release --product capture-bench >&2
 swift build -c release --product CaptureKitLibCamera >&2   # libcamera-vimc: loaded beside the binary
+swift build -c release --product capture >&2               # first-frame: runs capture frames beside the peers
 bin=$(swift build -c release --show-bin-path)
 share=.vm-cache/runs/guest-bench
 status=0
