@@ -13,6 +13,12 @@ enum ChildProcess {
         var peakRSSBytes: Int
     }
 
+    /// Where CaptureKit's own `capture` is: beside this benchmark (scripts/bench.sh builds both
+    /// in release). It may be missing; check with `access(_, X_OK)`.
+    static var captureExecutable: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("capture").path
+    }
+
     /// The absolute path of `command` on `PATH`, or nil when it is not installed.
     static func locate(_ command: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"

@@ -22,7 +22,7 @@ struct FirstFrameBenchmark: Benchmark {
 
     func run(_ settings: BenchSettings) throws -> BenchmarkReport {
         let scratch = settings.scratchDirectory
-        let capture = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("capture").path
+        let capture = ChildProcess.captureExecutable
         guard access(capture, X_OK) == 0 else {
             return BenchmarkReport(name: name, summary: summary, rows: [],
                                    notes: ["no capture executable beside capture-bench (\(capture)): build it in release (scripts/bench.sh does)"])

@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 
 /// `record-1080p` (issue 3): recording a 1080p30 raw YUYV file and a WAV to H.264 + AAC `.mov` as
@@ -39,8 +38,7 @@ struct RecordBenchmark: Benchmark {
         var notes: [String] = []
         var jobs: [any RecordJob] = []
         let hasGStreamer = ChildProcess.locate("gst-launch-1.0") != nil
-        // CaptureKit's command line, built beside this benchmark by scripts/bench.sh.
-        let capture = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("capture").path
+        let capture = ChildProcess.captureExecutable
         let hasCapture = access(capture, X_OK) == 0
         // CaptureKit's default keyframe interval is one 1 s fragment: the frame rate in frames.
         for interval in [inputs.frameRate, 250] {

@@ -17,7 +17,7 @@ struct StartupBenchmark: Benchmark {
         let scratch = settings.scratchDirectory
         var rows: [Measurement] = []
         var notes = ["every row: the run with the median wall time of \(Self.runs), output to /dev/null; CPU is that run's (user+sys)"]
-        let capture = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("capture").path
+        let capture = ChildProcess.captureExecutable
         if access(capture, X_OK) == 0 {
             rows.append(try Self.measure("CaptureKit capture devices", tool: "CaptureKit", executable: capture, ["devices"], scratch: scratch))
         } else {
