@@ -1,11 +1,9 @@
-import CYUV
-
 /// A video frame's luma, for the outputs that look at brightness only (code scanning, motion):
 /// a frame whose plane 0 is the luma. Planar and semi-planar YUV and grey frames are their own
-/// (read in place); packed 4:2:2 gives libyuv's copy of its luma samples (`YUY2ToY`,
-/// `UYVYToY`: the camera's own values, as read in place from planar YUV, at about a twentieth of
-/// what a grey conversion through libswscale costs); RGB goes through the session's shared grey
-/// conversion.
+/// (read in place); packed 4:2:2 gives libyuv's copy of its luma samples into a pooled buffer
+/// (`PixelConverter.luma(of:)`: the camera's own values, as read in place from planar YUV, at
+/// about a twentieth of what a grey conversion through libswscale costs); RGB goes through the
+/// session's shared grey conversion.
 package enum LumaFrame {
     /// `sample`'s luma as plane 0 of a frame (the frame itself where it can be read in place).
     package static func of(_ sample: SampleBuffer) throws(CaptureError) -> PixelBuffer {
@@ -14,19 +12,8 @@ package enum LumaFrame {
         case .nv12, .nv21, .yuv420p, .yuv422p, .gray8:
             return frame
         case .yuyv422, .uyvy422:
-            let luma = try PixelBuffer(width: frame.width, height: frame.height, pixelFormat: .gray8)
-            let width = Int32(frame.width), height = Int32(frame.height)
-            let stride = Int32(frame.bytesPerRow(ofPlane: 0)), lumaStride = Int32(luma.bytesPerRow(ofPlane: 0))
-            frame.withUnsafeBytes(ofPlane: 0) { packed in
-                luma.withUnsafeMutableBytes(ofPlane: 0) { plane in
-                    let source = packed.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                    let target = plane.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                    if frame.pixelFormat == .yuyv422 {
-                        _ = YUY2ToY(source, stride, target, lumaStride, width, height)
-                    } else {
-                        _ = UYVYToY(source, stride, target, lumaStride, width, height)
-                    }
-                }
+            guard let luma = try PixelConverter.shared.luma(of: frame) else {
+                throw .internalError("libyuv took no luma from a \(frame.pixelFormat) frame")
             }
             return luma
         case .rgb24, .bgr24, .bgra, .rgba:

@@ -40,6 +40,16 @@ package struct LibYUVConversion: Sendable {
     private struct Function: @unchecked Sendable { let kernel: Kernel }
     private let function: Function
 
+    /// libyuv's copy of a packed 4:2:2 frame's luma samples into a `gray8` plane, as they are
+    /// (no range stretch, unlike a `gray8` conversion); nil for other layouts.
+    package init?(lumaOf source: PixelFormat) {
+        switch source {
+        case .yuyv422: function = Function(kernel: .oneToOne(YUY2ToY))
+        case .uyvy422: function = Function(kernel: .oneToOne(UYVYToY))
+        default: return nil
+        }
+    }
+
     /// The libyuv conversion from `source` to `target` at one size, or halving a frame in
     /// `source` (then `target` must be the same format); nil where libswscale does it.
     package init?(from source: PixelFormat, to target: PixelFormat, halving: Bool = false) {

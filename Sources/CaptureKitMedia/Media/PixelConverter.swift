@@ -77,6 +77,20 @@ package final class PixelConverter: Sendable {
         return destination
     }
 
+    /// A packed 4:2:2 frame's luma samples, as they are, in a pooled `gray8` buffer (libyuv);
+    /// nil for other layouts.
+    package func luma(of source: PixelBuffer) throws(CaptureError) -> PixelBuffer? {
+        guard let conversion = LibYUVConversion(lumaOf: source.pixelFormat) else { return nil }
+        let key = Key(source: source.pixelFormat, sourceWidth: source.width, sourceHeight: source.height,
+                      target: .gray8, targetWidth: source.width, targetHeight: source.height)
+        let luma = try destinationPool(for: key).makeBuffer()
+        guard conversion.run(source, into: luma) == 0 else {
+            throw CaptureError(.conversionFailed, "libyuv cannot take the luma of a \(source.width)x\(source.height) \(source.pixelFormat) frame",
+                               operation: "libyuv")
+        }
+        return luma
+    }
+
     private func destinationPool(for key: Key) throws(CaptureError) -> PixelBufferPool {
         if let pool = pools.withLock({ $0[key] }) { return pool }
         let pool = try PixelBufferPool(width: key.targetWidth, height: key.targetHeight, pixelFormat: key.target)
