@@ -13,7 +13,9 @@
 #include <spa/pod/builder.h>
 #include <spa/utils/result.h>
 
-static void ensure_init(void) {
+#include "PipeWireShimInternal.h"
+
+void ck_pw_init_once(void) {
     static int done = 0;
     if (!__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST)) pw_init(NULL, NULL);
 }
@@ -258,7 +260,7 @@ static int listing_roundtrip(struct listing *l, int timeout_ms) {
     return l->error;
 }
 
-static struct pw_core *connect_core(struct pw_context *context, int fd) {
+struct pw_core *ck_pw_connect_core(struct pw_context *context, int fd) {
     if (fd >= 0) {
         int copy = dup(fd);
         if (copy < 0) return NULL;
@@ -268,7 +270,7 @@ static struct pw_core *connect_core(struct pw_context *context, int fd) {
 }
 
 int ck_pw_list_cameras(int fd, int timeout_ms, int camera_wait_ms, ck_pw_camera **cameras, size_t *count) {
-    ensure_init();
+    ck_pw_init_once();
     *cameras = NULL;
     *count = 0;
     struct listing l;
@@ -289,7 +291,7 @@ int ck_pw_list_cameras(int fd, int timeout_ms, int camera_wait_ms, ck_pw_camera 
     struct param_listening *listening = NULL;
     struct spa_hook *hooks = NULL;
     size_t bound = 0, listed = 0;
-    l.core = connect_core(context, fd);
+    l.core = ck_pw_connect_core(context, fd);
     if (l.core == NULL) {
         result = errno == ENOENT || errno == ECONNREFUSED || errno == 0 ? -EHOSTDOWN : -errno;
         goto out;
@@ -439,7 +441,7 @@ static const struct pw_stream_events stream_events = {
 ck_pw_stream *ck_pw_stream_open(int fd, uint64_t serial, const ck_pw_format *format,
                                 ck_pw_frame_callback on_frame, ck_pw_state_callback on_state, void *user,
                                 char *error, size_t error_size) {
-    ensure_init();
+    ck_pw_init_once();
     struct ck_pw_stream *s = calloc(1, sizeof(*s));
     if (s == NULL) { snprintf(error, error_size, "out of memory"); return NULL; }
     s->on_frame = on_frame;
@@ -456,7 +458,7 @@ ck_pw_stream *ck_pw_stream_open(int fd, uint64_t serial, const ck_pw_format *for
         return NULL;
     }
     pw_thread_loop_lock(s->loop);
-    s->core = connect_core(s->context, fd);
+    s->core = ck_pw_connect_core(s->context, fd);
     if (s->core == NULL) {
         snprintf(error, error_size, "cannot connect to PipeWire: %s", strerror(errno));
         goto fail;
@@ -569,7 +571,7 @@ static const struct pw_registry_events monitor_events = {
 };
 
 ck_pw_monitor *ck_pw_monitor_open(int fd, ck_pw_change_callback on_change, void *user) {
-    ensure_init();
+    ck_pw_init_once();
     struct ck_pw_monitor *m = calloc(1, sizeof(*m));
     if (m == NULL) return NULL;
     m->on_change = on_change;
@@ -584,7 +586,7 @@ ck_pw_monitor *ck_pw_monitor_open(int fd, ck_pw_change_callback on_change, void 
         return NULL;
     }
     pw_thread_loop_lock(m->loop);
-    m->core = connect_core(m->context, fd);
+    m->core = ck_pw_connect_core(m->context, fd);
     if (m->core != NULL) {
         m->registry = pw_core_get_registry(m->core, PW_VERSION_REGISTRY, 0);
         pw_registry_add_listener(m->registry, &m->registry_listener, &monitor_events, m);

@@ -18,6 +18,9 @@ final class BenchSoundServer {
     private let directory: String
     private let environment: [String: String]
     private var pids: [pid_t] = []
+    /// The daemons' processes (PipeWire, WirePlumber, pipewire-pulse): the sound server's share
+    /// of a capture's cost.
+    private(set) var daemons: [pid_t] = []
 
     /// Starts the stack; throws when a tool is missing or a daemon does not come up in 10 s.
     init(scratchDirectory: String, cameras: Bool = false) throws {
@@ -74,6 +77,9 @@ final class BenchSoundServer {
 
     deinit { stop() }
 
+    /// CPU time the daemons have used so far, in nanoseconds (every thread's).
+    var cpuNanoseconds: Int64 { daemons.map { ThreadTimes.now(of: $0).total }.reduce(0, +) }
+
     /// The PipeWire daemon's process (the first child).
     var pipeWireProcess: pid_t? { pids.first }
 
@@ -89,6 +95,7 @@ final class BenchSoundServer {
             }
         }
         pids = []
+        daemons = []
         for name in ["PULSE_SERVER", "PULSE_CLIENTCONFIG", "PIPEWIRE_RUNTIME_DIR"] { unsetenv(name) }
     }
 
@@ -125,6 +132,7 @@ final class BenchSoundServer {
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard spawned == 0 else { throw BenchError("cannot start \(tool): \(String(cString: strerror(spawned)))") }
         pids.append(pid)
+        if ["pipewire", "wireplumber", "pipewire-pulse"].contains(tool) { daemons.append(pid) }
     }
 
     private func waitFor(_ what: String, _ probe: () throws -> ChildProcess.Result) throws {

@@ -2,8 +2,10 @@
 #define CAPTUREKIT_CPIPEWIRE_H
 
 /*
- * PipeWire cameras for CaptureKit: the nodes of media class Video/Source with their formats,
- * a capture stream from one of them (pw_stream), and the registry's node events. libpipewire's
+ * PipeWire for CaptureKit: the camera nodes (media class Video/Source) with their formats, a
+ * capture stream from one of them (pw_stream), the registry's node events, and a native audio
+ * capture stream from a sound-server source (cheaper than libpulse's route through
+ * pipewire-pulse). libpipewire's
  * API is macros and inline functions over SPA pods, which Swift cannot call; this shim does
  * that work in C and hands Swift plain structs and callbacks. Every function takes the
  * PipeWire remote as a file descriptor (the Camera portal's) or -1 for the user's daemon.
@@ -83,5 +85,31 @@ typedef struct ck_pw_monitor ck_pw_monitor;
 typedef void (*ck_pw_change_callback)(void *user, uint32_t id, int added);
 ck_pw_monitor *ck_pw_monitor_open(int fd, ck_pw_change_callback on_change, void *user);
 void ck_pw_monitor_close(ck_pw_monitor *monitor);
+
+/* MARK: Audio */
+
+/* Sample formats of an audio stream (little-endian, interleaved). */
+enum { CK_PW_AUDIO_S16 = 1, CK_PW_AUDIO_S32 = 2, CK_PW_AUDIO_F32 = 3 };
+
+/* A running audio capture from one node. */
+typedef struct ck_pw_audio ck_pw_audio;
+
+/* One buffer of `frames` interleaved frames, on PipeWire's data thread; the memory is valid until
+ * the callback returns. `captured_ns`: when its first frame was captured, on CLOCK_MONOTONIC
+ * (the graph cycle's time less the delay from the device, the samples held in the stream's
+ * resampler and the buffer's own length), or -1 before the stream knows its timing; `read_ns`:
+ * when the buffer was taken. */
+typedef void (*ck_pw_audio_callback)(void *user, const uint8_t *data, uint32_t frames, int64_t captured_ns, int64_t read_ns);
+
+/* Opens a capture stream from the node named `target` (node.name: the name pipewire-pulse
+ * gives the source) — with `capture_sink`, from what the sink named `target` plays (its
+ * monitor) — converted to `rate`, `channels` (1 or 2) and `sample_format`, `latency_frames`
+ * per buffer. The stream follows no other node: when its target goes it ends (state -1 or
+ * 0 through `on_state`, as for a camera stream). NULL on failure, with a message in `error`.
+ * Callbacks run until ck_pw_audio_close returns. */
+ck_pw_audio *ck_pw_audio_open(int fd, const char *target, int capture_sink, uint32_t rate, uint32_t channels,
+                              uint32_t sample_format, uint32_t latency_frames, ck_pw_audio_callback on_audio,
+                              ck_pw_state_callback on_state, void *user, char *error, size_t error_size);
+void ck_pw_audio_close(ck_pw_audio *audio);
 
 #endif

@@ -11,15 +11,9 @@ enum PipeWireRemote: Equatable, Sendable {
     /// their own.
     case portal
 
-    /// The daemon libpipewire would connect to, nil when there is none to try: what
-    /// `$PIPEWIRE_REMOTE` names, else the socket in the runtime folder when it exists.
-    static var userDaemon: PipeWireRemote? {
-        let environment = ProcessInfo.processInfo.environment
-        if let remote = environment["PIPEWIRE_REMOTE"], !remote.isEmpty { return .daemon(remote) }
-        guard let runtime = environment["PIPEWIRE_RUNTIME_DIR"] ?? environment["XDG_RUNTIME_DIR"] else { return nil }
-        let socket = "\(runtime)/pipewire-0"
-        return FileManager.default.fileExists(atPath: socket) ? .daemon(socket) : nil
-    }
+    /// The daemon libpipewire would connect to, nil when there is none to try
+    /// (``PipeWireDaemonAddress``).
+    static var userDaemon: PipeWireRemote? { PipeWireDaemonAddress.current().map(PipeWireRemote.daemon) }
 
     /// Calls `body` with the descriptor the shim connects through (-1: the daemon libpipewire
     /// finds itself). A portal connection is closed afterwards: the shim keeps its own copy.

@@ -1,10 +1,10 @@
 import Dispatch
 import Synchronization
 
-/// A running capture from one sound-server source: a record stream whose read callback (on the
-/// connection's loop thread) stamps each chunk on the monotonic clock (``AudioTimeline``, with
-/// a sound server's policy) and hands it to the session. libpulse is reached through
-/// ``PulseStreamIO`` only, so tests script what the server does.
+/// A running capture from one sound-server source through libpulse: a record stream whose read
+/// callback (on the connection's loop thread) measures each chunk's capture time and hands it
+/// to ``SoundServerDelivery``. libpulse is reached through ``PulseStreamIO`` only, so tests
+/// script what the server does.
 ///
 /// The stream does not follow its source elsewhere: when the source goes away the server ends
 /// the stream, and that ending is reported as the device's disconnection — as is the server
@@ -16,12 +16,10 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
     private let deviceID: String
     private let format: AudioFormat
     private let sink: StreamSink
-    private let pool: StoragePool
-    private let framesPerBlock: Int
     private let opened = DispatchSemaphore(value: 0)
 
     // Loop-thread state: touched only under the main loop's lock.
-    private var timeline: AudioTimeline
+    private var delivery: SoundServerDelivery
     private var phase = Phase.connecting
     private enum Phase { case connecting, running, ended, reconnecting, stopped }
 
@@ -41,9 +39,7 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
         self.deviceID = deviceID
         self.format = format
         self.sink = sink
-        timeline = AudioTimeline(rate: format.sampleRate, policy: .soundServer(rate: format.sampleRate))
-        framesPerBlock = max(1, format.sampleRate / 50)
-        pool = StoragePool(blockSize: framesPerBlock * format.bytesPerFrame, maximumIdle: 64)
+        delivery = SoundServerDelivery(format: format)
         guard try io.hasSource(named: sourceName) else {
             throw CaptureError(.deviceNotFound, "the sound server has no source named \(sourceName)", deviceID: deviceID)
         }
@@ -126,7 +122,7 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
                 opened.signal()
             } else if phase == .reconnecting {
                 phase = .running
-                timeline.restart()
+                delivery.restart()
                 sink.event(.reconnected)
             }
         case .failed, .terminated:
@@ -156,12 +152,10 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
             case .audio(let data, let byteCount):
                 let frames = byteCount / format.bytesPerFrame
                 let (measuredStart, read) = captureTime(ofFirstOf: frames)
-                deliver(data, frames: frames, measuredStart: measuredStart, read: read)
+                delivery.deliver(data, frames: frames, measuredStart: measuredStart, read: read, to: sink)
             case .hole(let byteCount):
                 // The server lost this much audio. The next buffer starts after it.
-                let frames = byteCount / format.bytesPerFrame
-                timeline.skip(frames: frames)
-                sink.event(.droppedFrames(count: frames))
+                delivery.skip(frames: byteCount / format.bytesPerFrame, to: sink)
             }
             io.drop()
         }
@@ -178,27 +172,5 @@ final class PulseCaptureStream: DeviceStream, @unchecked Sendable {
             return (now - MonotonicClock.nanoseconds(atSample: Int64(frames), rate: format.sampleRate), now)
         }
         return (now - latency, now)
-    }
-
-    private func deliver(_ data: UnsafeRawPointer, frames: Int, measuredStart: Int64, read: Int64) {
-        let placement = timeline.place(frames: frames, measuredStartNanoseconds: measuredStart, readNanoseconds: read)
-        if placement.gap > 0 { sink.event(.droppedFrames(count: Int(placement.gap))) }
-        var offset = 0
-        while offset < frames {
-            let count = min(framesPerBlock, frames - offset)
-            let storage: MediaStorage
-            do {
-                storage = try pool.take()
-            } catch {
-                sink.event(.droppedFrames(count: frames - offset))
-                return
-            }
-            storage.bytes.copyMemory(from: data + offset * format.bytesPerFrame, byteCount: count * format.bytesPerFrame)
-            let buffer = AudioBuffer(format: format, frameCount: count, storage: storage)
-            let start = placement.start + Int64(offset)
-            sink.deliver(SampleBuffer(media: .audio(buffer), presentationTimeStamp: timeline.time(ofSample: start),
-                                      duration: buffer.duration, sequenceNumber: UInt64(placement.sequence + Int64(offset))))
-            offset += count
-        }
     }
 }

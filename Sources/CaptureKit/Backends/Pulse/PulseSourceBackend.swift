@@ -1,10 +1,13 @@
 /// One source of the sound server as a device: a microphone, or the monitor of an output
-/// (`.systemAudio`). Captures through a `pa_stream` record stream on the provider's connection.
+/// (`.systemAudio`). Records through PipeWire's own stream when the server is PipeWire's, else
+/// through a `pa_stream` record stream on the provider's connection (``SoundServerRoute``).
 final class PulseSourceBackend: DeviceBackend {
     let descriptor: DeviceDescriptor
     let formats: [CaptureDevice.Format]
     /// The server's name for the source, which recording asks for.
     let sourceName: String
+    /// The sink whose output a monitor records; nil for a microphone.
+    let monitoredSink: String?
     private let provider: PulseDeviceProvider
 
     /// The prefix of every sound-server device's unique ID (`pulse:<source name>`).
@@ -12,6 +15,7 @@ final class PulseSourceBackend: DeviceBackend {
 
     init(source: PulseSourceInfo, serverName: String, provider: PulseDeviceProvider) {
         sourceName = source.name
+        monitoredSink = source.monitoredSink
         self.provider = provider
         descriptor = DeviceDescriptor(
             uniqueID: Self.uniqueIDPrefix + source.name, localizedName: source.description,
@@ -43,7 +47,20 @@ final class PulseSourceBackend: DeviceBackend {
             throw CaptureError(.unsupportedFormat, "\(descriptor.localizedName) has no format \(configuration.format)", deviceID: descriptor.uniqueID)
         }
         let connection = try provider.liveConnection(for: descriptor.uniqueID)
+        if try route(for: format, on: connection) == .pipeWire {
+            let target = PipeWireAudioStream.Target(node: monitoredSink ?? sourceName, isSinkMonitor: monitoredSink != nil)
+            // Not recordable that way (another daemon than the server's): libpulse's route.
+            if let stream = try? PipeWireAudioStream(target: target, sourceName: sourceName, deviceID: descriptor.uniqueID,
+                                                     format: format, sink: sink, provider: provider) {
+                return stream
+            }
+        }
         return try PulseCaptureStream(io: PulseRecordStream(connection: connection, provider: provider), sourceName: sourceName,
                                       deviceID: descriptor.uniqueID, format: format, sink: sink)
+    }
+
+    /// The route recording `format` takes on the server behind `connection`.
+    func route(for format: AudioFormat, on connection: PulseConnection) throws(CaptureError) -> SoundServerRoute {
+        SoundServerRoute.route(serverName: try connection.serverInfo().name, channelCount: format.channelCount)
     }
 }

@@ -9,6 +9,8 @@ struct PulseSourceInfo: Sendable, Equatable {
     var description: String
     /// The monitor of a sink (what the machine plays) rather than a microphone.
     var isMonitor: Bool
+    /// The sink a monitor belongs to (`monitor_of_sink_name`); nil for a microphone.
+    var monitoredSink: String?
     var driver: String
     var vendor: String?
     var sampleRate: Int
@@ -21,6 +23,7 @@ struct PulseSourceInfo: Sendable, Equatable {
         name = info.name.map { String(cString: $0) } ?? "source-\(info.index)"
         description = info.description.map { String(cString: $0) } ?? name
         isMonitor = info.monitor_of_sink != ck_pa_invalid_index()
+        monitoredSink = isMonitor ? info.monitor_of_sink_name.map { String(cString: $0) } : nil
         driver = info.driver.map { String(cString: $0) } ?? ""
         vendor = info.proplist.flatMap { pa_proplist_gets($0, "device.vendor.name") }.map { String(cString: $0) }
         sampleRate = Int(info.sample_spec.rate)
