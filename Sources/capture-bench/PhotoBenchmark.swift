@@ -26,6 +26,8 @@ struct PhotoBenchmark: Benchmark {
     static let encodeRounds = 3
     static let peerRuns = 3
     static let ffmpegLabel = "ffmpeg -c:v mjpeg -q:v 2 yuv422p"
+    /// Photos in a burst.
+    static let burstPhotos = 30
 
     func run(_ settings: BenchSettings) throws -> BenchmarkReport {
         let scratch = settings.scratchDirectory
@@ -85,11 +87,14 @@ struct PhotoBenchmark: Benchmark {
         let latency = try PhotoLatency.measure(photos: photos, frames: looped)
         let nextFrameLatency = try PhotoLatency.measure(photos: photos, frames: looped, nextFrame: true)
         rows += [latency.row, nextFrameLatency.row]
+        let burst = try PhotoBurst.measure(photos: Self.burstPhotos, frames: looped, encoders: [1, 2])
+        rows += burst.map(\.row)
 
         var report = BenchmarkReport(name: name, summary: summary, rows: rows, notes: notes)
         report.setRatios(against: Self.ffmpegLabel)
         report.notes += Self.readingNotes(rows: report.rows, encode: encodeYUYV, encodeBytes: [encodeYUYV.bytes, encodeNV12.bytes],
                                           latency: latency, nextFrameLatency: nextFrameLatency, ffmpeg: ffmpegRow)
+        report.notes += Self.burstNotes(burst, encode: encodeYUYV)
         return report
     }
 
@@ -165,6 +170,20 @@ struct PhotoBenchmark: Benchmark {
                             latency.p99Ms <= latency.frameIntervalMs + encodeMs ? "met" : "NOT met"))
         notes.append("latency row: frames = photos; CPU covers the whole session (camera thread, photo worker, delegate queue); "
                      + "frame to JPEG bytes also holds three thread wake-ups (camera, photo worker, delegate) and a frame cold in cache")
+        return notes
+    }
+
+    private static func burstNotes(_ burst: [PhotoBurst.Result], encode: EncodeResult) -> [String] {
+        let encodeMs = encode.row.cpuNanosecondsPerFrame / 1e6
+        var notes = burst.map { result in
+            String(format: "burst, %d encoder%@: %.1f ms wall per photo (%.1f photos/s), %.1f ms CPU per photo; one encode alone: %.1f ms CPU "
+                   + "(median of %d rounds by wall)", result.encoders, result.encoders == 1 ? "" : "s",
+                   result.row.wallSeconds * 1000 / Double(result.row.frames), Double(result.row.frames) / result.row.wallSeconds,
+                   result.row.cpuSeconds * 1000 / Double(result.row.frames), encodeMs, PhotoBurst.rounds)
+        }
+        if let one = burst.first(where: { $0.encoders == 1 }), let two = burst.first(where: { $0.encoders == 2 }), two.row.wallSeconds > 0 {
+            notes.append(String(format: "burst on two encoders: %.2fx the photos per second of one", one.row.wallSeconds / two.row.wallSeconds))
+        }
         return notes
     }
 }

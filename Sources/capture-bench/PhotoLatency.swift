@@ -35,6 +35,12 @@ enum PhotoLatency {
     /// at its deadline, as a real camera's) and takes `photos` photos: of the newest frame
     /// delivered (zero shutter lag), or with `nextFrame`, each of the next frame after its request.
     static func measure(photos: Int, frames: [PixelBuffer], nextFrame: Bool = false) throws -> Result {
+        try withSession(frames: frames) { camera, output in try measure(photos: photos, camera: camera, output: output, nextFrame: nextFrame) }
+    }
+
+    /// Runs `body` with a real-time 30 fps virtual camera looping `frames` and a photo output,
+    /// in a running session.
+    static func withSession<R>(frames: [PixelBuffer], _ body: (CaptureDevice, CapturePhotoOutput) throws -> R) throws -> R {
         var configuration = VirtualCameraConfiguration(name: "capture-bench photo camera")
         configuration.content = .frames(frames)
         configuration.frameRates = [30]
@@ -49,7 +55,10 @@ enum PhotoLatency {
         try session.commitConfiguration()
         try session.startRunning()
         defer { try? session.stopRunning() }
+        return try body(camera, output)
+    }
 
+    private static func measure(photos: Int, camera: CaptureDevice, output: CapturePhotoOutput, nextFrame: Bool) throws -> Result {
         let interval = camera.activeVideoMinFrameDuration
         let intervalNs = interval.nanoseconds ?? 33_333_333
         let waiter = Waiter(nextFrame: nextFrame)

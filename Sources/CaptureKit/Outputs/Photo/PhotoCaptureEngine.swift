@@ -7,9 +7,13 @@ import Synchronization
 /// every request exactly once per stage, in the order the requests were made.
 ///
 /// Pixels are only asked for while a request is armed; frames that are delivered anyway (for
-/// another output) are kept by reference, the newest one only, for zero shutter lag. The
-/// worker thread exists only while requests are queued, and a queued request keeps its output
-/// alive until it has reported.
+/// another output) are kept by reference, the newest one only, for zero shutter lag. Worker
+/// threads exist only while requests are queued: up to ``maximumEncoders`` (two, on a machine
+/// with two cores or more), each taking the next request in order, so a burst encodes on two
+/// cores; a finished photo waits for the ones before it, so reports keep the requests' order.
+/// A request that switches the camera's format runs alone (nothing else is taken while it is
+/// served, and it waits for those before it). A queued request keeps its output alive until it
+/// has reported.
 final class PhotoCaptureEngine: @unchecked Sendable {
     // Unchecked Sendable: its state is guarded by an NSCondition (a wait Mutex cannot do).
     private let condition = NSCondition()
@@ -17,9 +21,20 @@ final class PhotoCaptureEngine: @unchecked Sendable {
     private var queue: [PhotoRequest] = []
     private var armed: [PhotoRequest] = []
     private var usedIDs = Set<Int64>()
-    private var workerRunning = false
-    /// The thread serving the queue while it is not empty (replaced by the next batch's).
-    private var worker: WorkerThread?
+    /// Worker threads serving the queue.
+    private var workers = 0
+    /// Whether a thread is reporting finished requests (one at a time, in order).
+    private var reporting = false
+    /// The most requests served at once so far: what bursts got of ``maximumEncoders``. Guarded
+    /// by `condition`.
+    private var peakServed = 0
+
+    /// The most requests served at once so far.
+    var peakConcurrentRequests: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return peakServed
+    }
     /// Read on the device thread for every frame, so kept outside the lock.
     private let armedCount = Atomic<Int>(0)
     /// Whether requests may take the newest frame already delivered.
@@ -31,9 +46,28 @@ final class PhotoCaptureEngine: @unchecked Sendable {
     /// What the owner calls a request in messages ("photo", "still").
     private let noun: String
 
+    /// How many requests are served (waited for and encoded) at once: two where there are two
+    /// cores, since a JPEG encode keeps one busy. Guarded by `condition`.
+    private var encoders = min(2, ProcessInfo.processInfo.activeProcessorCount)
+
     init(threadName: String, noun: String) {
         self.threadName = threadName
         self.noun = noun
+    }
+
+    /// How many requests are served at once (at least 1); a change applies to the workers
+    /// started from then on.
+    var maximumEncoders: Int {
+        get {
+            condition.lock()
+            defer { condition.unlock() }
+            return encoders
+        }
+        set {
+            condition.lock()
+            encoders = max(1, newValue)
+            condition.unlock()
+        }
     }
 
     /// Requests accepted and not yet reported to the end.
@@ -72,10 +106,10 @@ final class PhotoCaptureEngine: @unchecked Sendable {
         } else if armsNow {
             arm(request)
         }
-        if !workerRunning {
-            workerRunning = true
-            // The previous worker, if any, has left its loop (it cleared workerRunning last).
-            worker = WorkerThread(name: threadName) { [self] _ in drain() }
+        // A busy worker may be waiting for its frame: the next request gets one of its own.
+        if workers < encoders, queue.contains(where: { !$0.claimed }) {
+            workers += 1
+            _ = WorkerThread(name: threadName) { [self] _ in drain() }
         }
         condition.unlock()
         // A session that stopped between the checks and the arming tells no one about it.
@@ -287,27 +321,54 @@ final class PhotoCaptureEngine: @unchecked Sendable {
 
     // MARK: Worker
 
-    /// Serves the queue in order until it is empty, then ends the thread.
+    /// Serves the next request in order until none is left to take, then ends the thread.
     private func drain() {
         while true {
             condition.lock()
-            guard let request = queue.first else {
-                workerRunning = false
+            guard let request = nextRequest() else {
+                workers -= 1
                 condition.unlock()
                 return
             }
+            request.claimed = true
+            peakServed = max(peakServed, queue.count { $0.claimed && $0.outcome == nil })
             condition.unlock()
             serve(request)
         }
     }
 
-    /// Takes the served request off the queue, then reports its end, so whoever is told the
-    /// request is over no longer sees it in flight.
+    /// The first request no worker has taken, if it may be served now: not while a format
+    /// switch is being served, and a format switch only once those before it are done (a worker
+    /// that finds none leaves; the one serving the last request before it takes it next). Must
+    /// be called with the lock held.
+    private func nextRequest() -> PhotoRequest? {
+        guard let next = queue.first(where: { !$0.claimed }) else { return nil }
+        let serving = queue.filter { $0.claimed && $0.outcome == nil }
+        if serving.contains(where: \.switchesFormat) { return nil }
+        if next.switchesFormat, !serving.isEmpty { return nil }
+        return next
+    }
+
+    /// Keeps the served request's outcome and reports every finished request at the front of
+    /// the queue, in order, each taken off the queue before its report, so whoever is told the
+    /// request is over no longer sees it in flight. One thread reports at a time; a request
+    /// that finishes meanwhile is reported by it.
     private func complete(_ request: PhotoRequest, with photo: CapturePhoto, error: CaptureError?) {
         condition.lock()
-        if queue.first === request { queue.removeFirst() }
+        request.outcome = (photo, error)
+        guard !reporting else {
+            condition.unlock()
+            return
+        }
+        reporting = true
+        while let first = queue.first, let (photo, error) = first.outcome {
+            queue.removeFirst()
+            condition.unlock()
+            first.sink.finished(photo, error: error)
+            condition.lock()
+        }
+        reporting = false
         condition.unlock()
-        request.sink.finished(photo, error: error)
     }
 
     private func serve(_ request: PhotoRequest) {

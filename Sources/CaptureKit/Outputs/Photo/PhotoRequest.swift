@@ -15,6 +15,14 @@ final class PhotoRequest: @unchecked Sendable {
     var requiredDimensions: PhotoDimensions?
     /// Whether `willCapture`/`didCapture` have gone out.
     var announcedCapture = false
+    /// Whether a worker has taken it.
+    var claimed = false
+    /// The photo (or the failure's stand-in) and error, once served; reported when every request
+    /// before it has been.
+    var outcome: (photo: CapturePhoto, error: CaptureError?)?
+
+    /// Whether serving it switches the camera's format (a still larger than the stream).
+    var switchesFormat: Bool { plan?.stillFormat != nil }
 
     init(plan: PhotoPlan, resolved: CaptureResolvedPhotoSettings, sink: PhotoSink, session: CaptureSession, device: CaptureDevice) {
         self.plan = plan

@@ -443,6 +443,48 @@ extension RealTimeCaptureTests {
             #expect(zip(frames, frames.dropFirst()).allSatisfy { $0 <= $1 }, "\(frames)")
             #expect(photos.allSatisfy { $0.fileDataRepresentation() != nil })
             #expect(output.inFlightCaptureCount == 0)
+            // Served two at a time where there are two cores: the burst encodes on both.
+            #expect(output.engine.maximumEncoders == min(2, ProcessInfo.processInfo.activeProcessorCount))
+            #expect(output.engine.peakConcurrentRequests == output.engine.maximumEncoders)
+        }
+
+        /// A burst, each photo of the next frame, with a larger one second: served by two workers
+        /// around a format switch, every photo has its own size and every report keeps the order.
+        /// (That the switch waits for the request before it, whose frame would otherwise be
+        /// taken from the larger stream, the virtual camera cannot show: it delivers the frame
+        /// due before it stops.)
+        @Test func aFormatSwitchInABurstIsServedAloneAndInOrder() async throws {
+            let camera = try makePhotoCamera("burst switch", sizes: [(640, 480), (1280, 720)])
+            defer { CaptureDevice.removeVirtualDevice(camera) }
+            let output = CapturePhotoOutput()
+            let session = try makeSession(camera: camera, preset: .vga640x480, outputs: [output])
+            try await session.start()
+            defer { try? session.stopRunning() }
+            let recorder = PhotoDelegateRecorder()
+            let settings = (0..<7).map { index in
+                var settings = CapturePhotoSettings()
+                settings.waitsForNextFrame = true
+                if index == 1 { settings.maxPhotoDimensions = PhotoDimensions(width: 1280, height: 720) }
+                return settings
+            }
+            for request in settings { output.capturePhoto(with: request, delegate: recorder, queue: recorder.queue) }
+            #expect(await recorder.waitForFinished(7, timeout: .seconds(60)))
+            try session.stopRunning()
+
+            let calls = recorder.calls.items
+            let begun = calls.filter { $0.kind == .willBegin }.map(\.id)
+            #expect(begun == settings.map(\.uniqueID))
+            #expect(calls.filter { $0.kind == .didFinishProcessing }.map(\.id) == begun)
+            #expect(calls.filter { $0.kind == .didFinishCapture }.map(\.id) == begun)
+            let photos = recorder.photos.items
+            #expect(photos.count == 7)
+            for (index, photo) in photos.enumerated() {
+                let wanted = index == 1 ? (1280, 720) : (640, 480)
+                #expect(photo.pixelBuffer?.width == wanted.0 && photo.pixelBuffer?.height == wanted.1, "photo \(index)")
+                #expect(photo.resolvedSettings.switchesDeviceFormat == (index == 1))
+                #expect(photo.fileDataRepresentation() != nil)
+            }
+            #expect(camera.activeFormat.width == 640, "back at the streaming format")
         }
 
         @Test func maxPhotoDimensionsScalesTheFrameDown() async throws {
