@@ -14,13 +14,6 @@ import Synchronization
 final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
     // Unchecked Sendable: the C stream pointer is opened and closed under `state`'s lock; frame
     // state is touched only on the stream's own thread.
-    private enum Phase { case opening, running, lost, stopped }
-
-    private struct State {
-        var phase = Phase.opening
-        var handle: Handle?
-        var failure: String?
-    }
 
     /// The shim's stream.
     private struct Handle: @unchecked Sendable {
@@ -35,7 +28,7 @@ final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
     private let pool: PixelBufferPool
     private let pixelFormat: PixelFormat
     private let frameDuration: MediaTime
-    private let state = Mutex(State())
+    private let state = Mutex(PipeWireStreamState<Handle>())
     private let streaming = DispatchSemaphore(value: 0)
     /// On the stream's thread only: the next sequence number and the last header sequence.
     private var sequence: UInt64 = 0
@@ -88,12 +81,12 @@ final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
         guard let handle else {
             throw CaptureError(.deviceNotFound, "cannot open \(backend.descriptor.localizedName) through PipeWire: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))", deviceID: deviceID)
         }
-        let opened = Handle(pointer: handle)
-        state.withLock { $0.handle = opened }
+        state.withLock { $0.handle = Handle(pointer: handle) }
         let answered = streaming.wait(timeout: .now() + Self.openTimeout.dispatchInterval) == .success
         let (phase, failure) = state.withLock { ($0.phase, $0.failure) }
         guard answered, phase == .running else {
-            stop()
+            // Joins the stream's thread: no callback runs after this.
+            if let handle = state.withLock({ $0.abandonOpening() }) { ck_pw_stream_close(handle.pointer) }
             let why = failure ?? "PipeWire did not start it within \(Self.openTimeout) (is a session manager such as WirePlumber running?)"
             throw CaptureError(.deviceNotFound, "cannot capture from \(backend.descriptor.localizedName) through PipeWire: \(why)", deviceID: deviceID)
         }
@@ -101,69 +94,33 @@ final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
 
     func stop() {
         provider.unwatch(self)
-        let handle = state.withLock { state -> Handle? in
-            state.phase = .stopped
-            defer { state.handle = nil }
-            return state.handle
-        }
         // Joins the stream's thread: no callback runs after this.
-        if let handle { ck_pw_stream_close(handle.pointer) }
+        if let handle = state.withLock({ $0.stop() }) { ck_pw_stream_close(handle.pointer) }
     }
 
     /// The node went (false) or is listed again (true), on a PipeWire or discovery thread.
     private func nodeChanged(present: Bool) {
         if !present {
-            let handle = state.withLock { state -> Handle? in
-                guard state.phase == .running else { return nil }
-                state.phase = .lost
-                defer { state.handle = nil }
-                return state.handle
-            }
-            guard let handle else { return }
+            guard let handle = state.withLock({ $0.lose() }) else { return }
             ck_pw_stream_close(handle.pointer)
             sink.event(.disconnected)
             return
         }
-        let reopening = state.withLock { state -> Bool in
-            guard state.phase == .lost else { return false }
-            state.phase = .opening
-            state.failure = nil
-            return true
-        }
-        guard reopening else { return }
+        guard state.withLock({ $0.reopen() }) else { return }
         do throws(CaptureError) {
             try open()
             sink.event(.reconnected)
         } catch {
-            let stopped = state.withLock { state -> Bool in
-                if state.phase != .stopped { state.phase = .lost }
-                return state.phase == .stopped
-            }
-            if !stopped { sink.event(.cannotResume(error)) }
+            // open() left it lost (another listing may try again) unless it was stopped.
+            if state.withLock({ $0.phase != .stopped }) { sink.event(.cannotResume(error)) }
         }
     }
 
     // MARK: The stream's thread
 
     private func stateChanged(_ value: Int, error: String?) {
-        // pw_stream_state: -1 error, 0 unconnected, 1 connecting, 2 paused, 3 streaming.
-        switch value {
-        case 3:
-            let opened = state.withLock { state -> Bool in
-                guard state.phase == .opening else { return false }
-                state.phase = .running
-                return true
-            }
-            if opened { streaming.signal() }
-        case -1:
-            let opening = state.withLock { state -> Bool in
-                state.failure = error ?? "the stream failed"
-                return state.phase == .opening
-            }
-            if opening { streaming.signal() }
-        default:
-            break
-        }
+        // A node that goes is seen by the provider's monitor (nodeChanged), not here.
+        if state.withLock({ $0.streamStateChanged(value, error: error) }) { streaming.signal() }
     }
 
     private func frame(_ data: UnsafePointer<UInt8>, size: Int, stride: Int, pts: Int64, headerSequence: UInt64) {

@@ -14,15 +14,6 @@ final class PipeWireAudioStream: DeviceStream, @unchecked Sendable {
     // Unchecked Sendable: the C stream is opened and closed under `state`'s lock; `delivery` is
     // touched only on the data thread of the one open stream (a new one is opened only after the
     // old one is closed).
-    private enum Phase { case opening, running, lost, stopped }
-
-    private struct State {
-        var phase = Phase.opening
-        var handle: Handle?
-        var failure: String?
-        /// A stream that ended is being closed (away from its own thread): no new one until then.
-        var closingLost = false
-    }
 
     /// The shim's stream.
     private struct Handle: @unchecked Sendable {
@@ -42,7 +33,7 @@ final class PipeWireAudioStream: DeviceStream, @unchecked Sendable {
     private let format: AudioFormat
     private let sink: StreamSink
     private let provider: PulseDeviceProvider
-    private let state = Mutex(State())
+    private let state = Mutex(PipeWireStreamState<Handle>())
     private let streaming = DispatchSemaphore(value: 0)
     private var delivery: SoundServerDelivery
 
@@ -103,11 +94,7 @@ final class PipeWireAudioStream: DeviceStream, @unchecked Sendable {
         let answered = streaming.wait(timeout: .now() + Self.openTimeout.dispatchInterval) == .success
         let (phase, failure) = state.withLock { ($0.phase, $0.failure) }
         guard answered, phase == .running else {
-            close(state.withLock { state -> Handle? in
-                if state.phase != .stopped { state.phase = .lost }
-                defer { state.handle = nil }
-                return state.handle
-            })
+            close(state.withLock { $0.abandonOpening() })
             let why = failure ?? "PipeWire did not start it within \(Self.openTimeout)"
             throw CaptureError(.deviceNotFound, "cannot record \(sourceName) through PipeWire: \(why)", deviceID: deviceID)
         }
@@ -120,22 +107,12 @@ final class PipeWireAudioStream: DeviceStream, @unchecked Sendable {
 
     func stop() {
         provider.unwatch(self)
-        close(state.withLock { state -> Handle? in
-            state.phase = .stopped
-            defer { state.handle = nil }
-            return state.handle
-        })
+        close(state.withLock { $0.stop() })
     }
 
     /// The sound server lists the source again: record from it again.
     private func sourceReturned() {
-        let reopening = state.withLock { state -> Bool in
-            guard state.phase == .lost, state.handle == nil, !state.closingLost else { return false }
-            state.phase = .opening
-            state.failure = nil
-            return true
-        }
-        guard reopening else { return }
+        guard state.withLock({ $0.reopen() }) else { return }
         do throws(CaptureError) {
             delivery.restart()
             try open()
@@ -148,37 +125,19 @@ final class PipeWireAudioStream: DeviceStream, @unchecked Sendable {
     // MARK: PipeWire's threads
 
     private func stateChanged(_ value: Int, error: String?) {
-        // pw_stream_state: -1 error, 0 unconnected, 1 connecting, 2 paused, 3 streaming.
-        switch value {
-        case 3:
-            let opened = state.withLock { state -> Bool in
-                guard state.phase == .opening else { return false }
-                state.phase = .running
-                return true
-            }
-            if opened { streaming.signal() }
-        case -1, 0:
-            let (was, lost) = state.withLock { state -> (Phase, Handle?) in
-                let was = state.phase
-                state.failure = state.failure ?? error ?? "the stream ended"
-                guard was == .running else { return (was, nil) }
-                state.phase = .lost
-                state.closingLost = true
-                defer { state.handle = nil }
-                return (was, state.handle)
-            }
-            if was == .opening { streaming.signal() }
-            guard let lost else { return }
-            // Closing joins this thread: from elsewhere, keeping the stream (whose pointer the
-            // callbacks hold) alive until it is closed.
-            DispatchQueue.global().async { [self] in
-                close(lost)
-                state.withLock { $0.closingLost = false }
-            }
-            sink.event(.disconnected)
-        default:
-            break
+        let (wake, lost) = state.withLock { state -> (Bool, Handle?) in
+            let wake = state.streamStateChanged(value, error: error)
+            return (wake, value <= 0 ? state.lose(closingLater: true) : nil)
         }
+        if wake { streaming.signal() }
+        guard let lost else { return }
+        // Closing joins this thread: from elsewhere, keeping the stream (whose pointer the
+        // callbacks hold) alive until it is closed.
+        DispatchQueue.global().async { [self] in
+            close(lost)
+            state.withLock { $0.closed() }
+        }
+        sink.event(.disconnected)
     }
 
     private func audio(_ data: UnsafePointer<UInt8>, frames: Int, captured: Int64, read: Int64) {

@@ -49,10 +49,12 @@ final class PulseSourceBackend: DeviceBackend {
         let connection = try provider.liveConnection(for: descriptor.uniqueID)
         if try route(for: format, on: connection) == .pipeWire {
             let target = PipeWireAudioStream.Target(node: monitoredSink ?? sourceName, isSinkMonitor: monitoredSink != nil)
-            // Not recordable that way (another daemon than the server's): libpulse's route.
-            if let stream = try? PipeWireAudioStream(target: target, sourceName: sourceName, deviceID: descriptor.uniqueID,
-                                                     format: format, sink: sink, provider: provider) {
-                return stream
+            do throws(CaptureError) {
+                return try PipeWireAudioStream(target: target, sourceName: sourceName, deviceID: descriptor.uniqueID,
+                                               format: format, sink: sink, provider: provider)
+            } catch {
+                // Not recordable that way (another daemon than the server's): libpulse's route.
+                CaptureLog.emit(.info, "capturekit", "\(error.message); recording \(sourceName) through libpulse instead")
             }
         }
         return try PulseCaptureStream(io: PulseRecordStream(connection: connection, provider: provider), sourceName: sourceName,
