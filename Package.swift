@@ -15,20 +15,19 @@ let package = Package(
     targets: [
         // One shim per C library (DESIGN.md): FFmpeg (libavutil, libswscale, libswresample,
         // libavcodec, libavformat).
-        .systemLibrary(
-            name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libswscale libswresample libavutil",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"])]
-        ),
+        // Opened on first use (CLibraryLoader), as are libheif, ZBar, libsrt, SDL2 and
+        // libmicrohttpd: linked, they cost every process ~40 ms of loading before main.
+        .target(name: "CLibraryLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CFFmpeg", dependencies: ["CLibraryLoader"]),
         // Photos: libjpeg-turbo's TurboJPEG API (JPEG straight from YUV planes), libexif (EXIF
         // blocks), libheif with its built-in x265 encoder (HEIF).
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
-        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .target(name: "CHeif", dependencies: ["CLibraryLoader"]),
         // The media library's index: SQLite (WAL).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The metadata output's barcode and QR code scanner: ZBar, on the luma plane.
-        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .target(name: "CZBar", dependencies: ["CLibraryLoader"]),
         // Data Matrix and PDF417, which ZBar cannot read: zxing-cpp (C++), behind a C interface.
         .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
         // Cameras: the kernel's V4L2 API (linux/videodev2.h; header only).
@@ -40,13 +39,13 @@ let package = Package(
         // Live preview: an SDL2 window, and a libmicrohttpd web page.
         // No pkgConfig: sdl2.pc adds -D_REENTRANT, which SwiftPM refuses with a warning; the headers
         // are found as <SDL2/SDL.h> under /usr/include.
-        .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
+        .target(name: "CSDL2", dependencies: ["CLibraryLoader"]),
         // libyuv: the conversions it does faster than libswscale; luma extraction and
         // box-filtered downscaling for the motion output.
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         // The SRT link's statistics (round-trip time) under FFmpeg's srt:// protocol: libsrt,
         // the GnuTLS flavour FFmpeg itself is linked with.
-        .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
+        .target(name: "CSRT", dependencies: ["CLibraryLoader"]),
         // PipeWire cameras: libpipewire's registry and pw_stream, with the SPA pods built in C.
         // A C target rather than a system library: libpipewire-0.3.pc adds -D_REENTRANT,
         // which SwiftPM refuses, and its headers are not under /usr/include itself.
@@ -61,7 +60,7 @@ let package = Package(
         .target(name: "CLibCamera", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CLibCameraPlugin", dependencies: ["CLibCamera"], cxxSettings: [.unsafeFlags(["-I/usr/include/libcamera"])],
                 linkerSettings: [.linkedLibrary("camera"), .linkedLibrary("camera-base")]),
-        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "CMicroHTTPD", dependencies: ["CLibraryLoader"]),
         // The photo encoder's plane kernels (range expansion, packed and semi-planar to planar,
         // turning by multiples of 90 degrees): SSE2 with scalar fallbacks, in C.
         .target(name: "CPhotoKernels"),

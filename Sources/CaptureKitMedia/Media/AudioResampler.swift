@@ -35,7 +35,7 @@ package final class AudioResampler {
     deinit { swr_free(&context) }
 
     private static func makeContext(from input: AudioFormat, to output: AudioFormat) throws(CaptureError) -> OpaquePointer {
-        FFmpeg.prepare()
+        try FFmpeg.prepare()
         var context: OpaquePointer?
         var inputLayout = AVChannelLayout()
         var outputLayout = AVChannelLayout()

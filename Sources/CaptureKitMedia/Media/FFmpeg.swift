@@ -38,14 +38,21 @@ package enum FFmpeg {
         }
     }
 
-    /// Call before using libav*: routes FFmpeg's own log lines (which it prints to stderr, the
-    /// application's) to ``CaptureLog``, silent unless the application asked for them. Runs once.
-    package static func prepare() { _ = routedLogging }
-    private static let routedLogging: Void = {
+    /// Call before using libav*: opens FFmpeg's libraries (loaded on first use, not at process
+    /// start: ``loadSharedLibrary(_:_:)``) and routes FFmpeg's own log lines (which it prints to
+    /// stderr, the application's) to ``CaptureLog``, silent unless the application asked for
+    /// them. Runs once; throws `.notSupported` when FFmpeg is not installed.
+    package static func prepare() throws(CaptureError) { try prepared.get() }
+    private static let prepared = Result { () throws(CaptureError) in
+        try loadSharedLibrary("FFmpeg", ck_ffmpeg_load)
+        routeLogging()
+    }
+
+    private static func routeLogging() {
         av_log_set_level(AV_LOG_INFO)
         av_log_set_callback { context, level, format, arguments in
             let mapped: CaptureLog.Level = level <= AV_LOG_ERROR ? .error : level <= AV_LOG_WARNING ? .warning : .info
-            let trapping = level <= AV_LOG_ERROR && Thread.current.threadDictionary[errorTrapKey] != nil
+            let trapping = level <= AV_LOG_ERROR && Thread.current.threadDictionary[FFmpeg.errorTrapKey] != nil
             guard level <= AV_LOG_INFO, trapping || CaptureLog.wants(mapped), let format, let arguments else { return }
             var printPrefix: Int32 = 1
             let line = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buffer -> String in
@@ -59,13 +66,13 @@ package enum FFmpeg {
                 var reason = text
                 if text.hasPrefix("["), let end = text.range(of: "] ") { reason = String(text[end.upperBound...]) }
                 let dictionary = Thread.current.threadDictionary
-                if dictionary[firstErrorKey] == nil || (dictionary[errorTrapKey] as? String)?.isEmpty == true {
-                    dictionary[errorTrapKey] = CaptureLog.redacted(reason)
+                if dictionary[FFmpeg.firstErrorKey] == nil || (dictionary[FFmpeg.errorTrapKey] as? String)?.isEmpty == true {
+                    dictionary[FFmpeg.errorTrapKey] = CaptureLog.redacted(reason)
                 }
             }
             if CaptureLog.wants(mapped) { CaptureLog.emit(mapped, "ffmpeg", text) }
         }
-    }()
+    }
 
     private static let errorTrapKey = "CaptureKit.FFmpeg.lastErrorLine"
     private static let firstErrorKey = "CaptureKit.FFmpeg.keepFirstErrorLine"
@@ -76,8 +83,8 @@ package enum FFmpeg {
     /// 60000x60000 is invalid").
     /// `first` keeps the first line instead: the cause, where each layer above logs its own
     /// consequence ("Failed to resolve hostname x", then "Cannot open connection tcp://x").
+    /// Call after ``prepare()``.
     package static func withErrorLine<T>(first: Bool = false, _ body: () -> T) -> (result: T, errorLine: String?) {
-        prepare()
         let dictionary = Thread.current.threadDictionary
         dictionary[errorTrapKey] = ""
         if first { dictionary[firstErrorKey] = true }
@@ -95,7 +102,7 @@ package enum FFmpeg {
     package static func allocateEncoder(named name: String) throws(CaptureError)
         -> (encoder: UnsafePointer<AVCodec>, context: UnsafeMutablePointer<AVCodecContext>,
             frame: UnsafeMutablePointer<AVFrame>, packet: UnsafeMutablePointer<AVPacket>) {
-        prepare()
+        try prepare()
         guard let encoder = avcodec_find_encoder_by_name(name) else {
             throw CaptureError(.unsupportedFormat, "this FFmpeg has no \(name) encoder", operation: "avcodec_find_encoder_by_name")
         }

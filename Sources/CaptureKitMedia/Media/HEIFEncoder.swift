@@ -8,7 +8,8 @@ import Foundation
 /// readers must apply) and repeated in the EXIF block.
 package enum HEIFEncoder {
     /// libheif wants one heif_init before encoders are looked up; runs once.
-    private static let initialized: Bool = heif_init(nil).code == heif_error_Ok
+    // libheif is loaded on first use (loadSharedLibrary): not installed, it is not initialised.
+    private static let initialized: Bool = ck_heif_load(nil, 0) == 0 && heif_init(nil).code == heif_error_Ok
 
     /// Whether libheif has an HEVC encoder here (libheif built with x265, or its plugin).
     /// Wraps heif_have_encoder_for_format.
@@ -21,6 +22,7 @@ package enum HEIFEncoder {
     /// heif_context_encode_image and heif_context_write.
     package static func encode(_ frame: PixelBuffer, quality: Int, applying pixelOrientation: EXIFOrientation = .up,
                                displayOrientation: EXIFOrientation = .up, metadata: EXIFMetadata?) throws(CaptureError) -> Data {
+        try loadSharedLibrary("libheif", ck_heif_load)
         guard isAvailable else {
             throw CaptureError(.unsupportedFormat, "libheif has no HEVC encoder on this machine (install libheif with x265)",
                                operation: "heif_have_encoder_for_format")

@@ -11,7 +11,8 @@ import Foundation
 package final class HEIFImage {
     /// libheif wants one `heif_init` before use (reference counted, so it is harmless if the
     /// encoder did it too).
-    private static let initialized: Bool = heif_init(nil).code == heif_error_Ok
+    // libheif is loaded on first use (loadSharedLibrary): not installed, it is not initialised.
+    private static let initialized: Bool = ck_heif_load(nil, 0) == 0 && heif_init(nil).code == heif_error_Ok
 
     /// The file read; empty for an image read from memory.
     package let path: String
@@ -78,6 +79,12 @@ package final class HEIFImage {
                  read: (OpaquePointer) -> (heif_error, String)) throws(CaptureError) {
         self.path = path
         let named: String? = path.isEmpty ? nil : path
+        do throws(CaptureError) {
+            try loadSharedLibrary("libheif", ck_heif_load)
+        } catch {
+            memory?.deallocate()
+            throw error
+        }
         guard Self.initialized, let context = heif_context_alloc() else {
             memory?.deallocate()
             throw CaptureError(.outOfMemory, "cannot allocate a HEIF context", operation: "heif_context_alloc", path: named)

@@ -25,7 +25,7 @@ package final class MediaInput: @unchecked Sendable {
         self.path = path
         interrupt = nil
         try Self.checkReadable(path)
-        FFmpeg.prepare()
+        try FFmpeg.prepare()
         var opened: UnsafeMutablePointer<AVFormatContext>?
         let (result, reason) = FFmpeg.withErrorLine { avformat_open_input(&opened, path, nil, nil) }
         guard result >= 0, let opened else {
@@ -50,7 +50,7 @@ package final class MediaInput: @unchecked Sendable {
                  interrupt: NetworkInterrupt, timeout: MediaTime) throws(CaptureError) {
         path = name
         self.interrupt = interrupt
-        FFmpeg.prepare()
+        try FFmpeg.prepare()
         let demuxer = format.flatMap { av_find_input_format($0) }
         if let format, demuxer == nil {
             throw CaptureError(.invalidArgument, "FFmpeg has no demuxer \(format)", path: name)

@@ -74,7 +74,7 @@ package final class MovieMuxer {
     /// Creates the file and the muxer. Wraps `avformat_alloc_output_context2` and `avio_open`.
     /// Throws `.fileError` when the file cannot be created.
     package init(path: String, container: Container) throws(CaptureError) {
-        FFmpeg.prepare()
+        try FFmpeg.prepare()
         self.path = path
         self.container = container
         var context: UnsafeMutablePointer<AVFormatContext>?

@@ -9,7 +9,7 @@ package enum PNGDecoder {
     /// The picture in `data` as BGRA at its own size. Wraps avcodec_send_packet /
     /// avcodec_receive_frame; data the decoder refuses throws `.corruptFile`.
     package static func decode(_ data: Data, path: String?) throws(CaptureError) -> PixelBuffer {
-        FFmpeg.prepare()
+        try FFmpeg.prepare()
         guard let codec = avcodec_find_decoder(AV_CODEC_ID_PNG) else {
             throw CaptureError(.unsupportedFormat, "this FFmpeg build has no PNG decoder", operation: "avcodec_find_decoder", path: path)
         }

@@ -24,7 +24,7 @@ package enum PNGEncoder {
     }
 
     private static func compress(_ frame: PixelBuffer) throws(CaptureError) -> Data {
-        FFmpeg.prepare()
+        try FFmpeg.prepare()
         guard let codec = avcodec_find_encoder(AV_CODEC_ID_PNG) else {
             throw CaptureError(.unsupportedFormat, "this FFmpeg build has no PNG encoder", operation: "avcodec_find_encoder")
         }

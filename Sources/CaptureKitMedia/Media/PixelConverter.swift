@@ -103,6 +103,7 @@ package final class PixelConverter: Sendable {
 
     private func borrowContext(for key: Key) throws(CaptureError) -> Context {
         if let context = idleContexts.withLock({ $0[key]?.popLast() }) { return context }
+        try FFmpeg.prepare()
         // Downscales average the pixels each output pixel covers (the area filter: libyuv's box
         // filter when halving, sample for sample); upscales interpolate.
         let filter = key.targetWidth == key.sourceWidth && key.targetHeight == key.sourceHeight ? SWS_POINT

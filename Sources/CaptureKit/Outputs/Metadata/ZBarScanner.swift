@@ -21,6 +21,7 @@ final class ZBarScanner {
 
     /// Wraps `zbar_image_scanner_create` and `zbar_image_create`.
     init() throws(CaptureError) {
+        try loadSharedLibrary("ZBar", ck_zbar_load)
         guard let scanner = zbar_image_scanner_create() else {
             throw CaptureError(.outOfMemory, "ZBar could not make an image scanner")
         }

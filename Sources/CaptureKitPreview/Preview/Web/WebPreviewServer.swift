@@ -51,6 +51,7 @@ final class WebPreviewServer: @unchecked Sendable {
         self.gate = gate
         self.route = route
         guard (0...65535).contains(port) else { throw .invalidArgument("port \(port) is out of range (0...65535)") }
+        try loadSharedLibrary("libmicrohttpd", ck_mhd_load)
         var storage = sockaddr_storage()
         var ipv4 = in_addr(), ipv6 = in6_addr()
         if inet_pton(AF_INET, address, &ipv4) == 1 {

@@ -97,6 +97,12 @@ final class PreviewWindow: @unchecked Sendable {
     // MARK: Render thread
 
     private func run(_ thread: WorkerThread, startup: Startup) {
+        do throws(CaptureError) {
+            try loadSharedLibrary("SDL2", ck_sdl_load)
+        } catch {
+            startup.finish(error)
+            return
+        }
         // The CLI handles SIGINT itself; SDL must not turn it into a quit event behind its back.
         SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
         SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "linear")

@@ -19,7 +19,7 @@ final class StreamConnection {
     /// with the reason FFmpeg logged, the URL redacted.
     init(to destination: StreamDestination, tracks: [StreamTrack], keyframeInterval: MediaTime,
          interrupt: NetworkInterrupt) throws(CaptureError) {
-        FFmpeg.prepare()
+        try FFmpeg.prepare()
         self.destination = destination
         var allocated: UnsafeMutablePointer<AVFormatContext>?
         let failure = destination.kind == .hls ? CaptureError.Code.fileError : .connectionFailed
