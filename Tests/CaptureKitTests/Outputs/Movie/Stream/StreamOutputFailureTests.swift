@@ -57,7 +57,10 @@ struct StreamOutputFailureTests {
             microphone.map(CaptureDevice.removeVirtualDevice)
         }
         let events = Recorder<StreamEvent>()
-        let listener = Task { for await event in stream.events { events.append(event) } }
+        // Subscribed before the session starts: every access to `events` makes a stream that
+        // hears only what comes after it, and the task may run late.
+        let eventStream = stream.events
+        let listener = Task { for await event in eventStream { events.append(event) } }
         defer { listener.cancel() }
         try await session.start()
         let ended = await events.wait(timeout: .seconds(30)) { $0.contains { if case .ended = $0 { true } else { false } } }
