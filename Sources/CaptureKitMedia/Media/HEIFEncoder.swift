@@ -8,7 +8,7 @@ import Foundation
 /// readers must apply) and repeated in the EXIF block.
 package enum HEIFEncoder {
     /// libheif wants one heif_init before encoders are looked up; runs once.
-    // libheif is loaded on first use (loadSharedLibrary): not installed, it is not initialised.
+    /// libheif is opened on first use (``loadSharedLibrary(_:_:)``): false when it is not installed.
     private static let initialized: Bool = ck_heif_load(nil, 0) == 0 && heif_init(nil).code == heif_error_Ok
 
     /// Whether libheif has an HEVC encoder here (libheif built with x265, or its plugin).

@@ -11,7 +11,7 @@ import Foundation
 package final class HEIFImage {
     /// libheif wants one `heif_init` before use (reference counted, so it is harmless if the
     /// encoder did it too).
-    // libheif is loaded on first use (loadSharedLibrary): not installed, it is not initialised.
+    /// libheif is opened on first use (``loadSharedLibrary(_:_:)``): false when it is not installed.
     private static let initialized: Bool = ck_heif_load(nil, 0) == 0 && heif_init(nil).code == heif_error_Ok
 
     /// The file read; empty for an image read from memory.
