@@ -9,7 +9,7 @@
 static ck_library heif = CK_LIBRARY("libheif1", "libheif.so.1");
 
 int ck_heif_load(char *why, size_t size) {
-    return ck_library_open(&heif, why, size) != 0 ? -1 : 0;
+    return ck_library_open(&heif, why, size);
 }
 
 enum heif_filetype_result heif_check_filetype(const uint8_t *data, int len) {

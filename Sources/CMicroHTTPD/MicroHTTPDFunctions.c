@@ -9,7 +9,7 @@
 static ck_library microhttpd = CK_LIBRARY("libmicrohttpd12", "libmicrohttpd.so.12");
 
 int ck_mhd_load(char *why, size_t size) {
-    return ck_library_open(&microhttpd, why, size) != 0 ? -1 : 0;
+    return ck_library_open(&microhttpd, why, size);
 }
 
 enum MHD_Result MHD_add_response_header(struct MHD_Response *response, const char *header, const char *content) {

@@ -9,7 +9,7 @@
 static ck_library sdl2 = CK_LIBRARY("libsdl2-2.0-0", "libSDL2-2.0.so.0");
 
 int ck_sdl_load(char *why, size_t size) {
-    return ck_library_open(&sdl2, why, size) != 0 ? -1 : 0;
+    return ck_library_open(&sdl2, why, size);
 }
 
 SDL_Renderer *SDL_CreateRenderer(SDL_Window *window, int index, Uint32 flags) {

@@ -9,7 +9,7 @@
 static ck_library zbar = CK_LIBRARY("libzbar0", "libzbar.so.0");
 
 int ck_zbar_load(char *why, size_t size) {
-    return ck_library_open(&zbar, why, size) != 0 ? -1 : 0;
+    return ck_library_open(&zbar, why, size);
 }
 
 zbar_image_t *zbar_image_create(void) {

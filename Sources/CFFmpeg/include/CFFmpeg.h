@@ -26,8 +26,9 @@ static inline int64_t ck_nopts_value(void) { return AV_NOPTS_VALUE; }
 /* The text of an FFmpeg error code (av_err2str is a macro with a compound literal). */
 static inline void ck_av_strerror(int code, char *buffer, size_t size) { av_strerror(code, buffer, size); }
 
-/* Opens FFmpeg (libavformat, libavcodec, libswscale, libswresample, libavutil) now rather than on the first call (see CLibraryLoader.h): 0, or -1 with
-   the reason in `why`. Entry points call it to turn a missing library into a typed error. */
+/* Opens FFmpeg (libavformat, libavcodec, libswscale, libswresample, libavutil) now rather
+   than on the first call (see CLibraryLoader.h): 0, or -1 with the reason in `why`. Entry
+   points call it to turn a missing library into a typed error. */
 int ck_ffmpeg_load(char *why, size_t size);
 
 #endif

@@ -1,9 +1,8 @@
 #ifndef CAPTUREKIT_CMICROHTTPD_SHIM_H
 #define CAPTUREKIT_CMICROHTTPD_SHIM_H
 
-#include <stddef.h>
-
 /* The web preview's HTTP server: GNU libmicrohttpd. */
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
