@@ -419,12 +419,13 @@ extension RealTimeCaptureTests {
             })
             #expect(await video.samples.wait(timeout: .seconds(30)) { _ in output.statistics.scannedFrames > output.statistics.framesWithObjects })
             try await session.stop()
-            // Deliveries queued before the stop run before the counts are read, so the codes
-            // and the scan counts recorded beside them are read as one snapshot.
-            recorder.queue.sync {}
+            // A scan under way when the session stopped may still deliver, so the batches and
+            // the scan counts recorded beside them are read as one snapshot on the delegate's
+            // queue, where both are appended.
+            let (batches, scans) = recorder.queue.sync { (recorder.batches.items, recorder.scans.items) }
 
-            let codes = recorder.codes
-            #expect(recorder.batches.items.allSatisfy { $0.count == 1 })
+            let codes = batches.flatMap { $0 }
+            #expect(batches.allSatisfy { $0.count == 1 })
             var objectsByAppearance: [Int64: Set<Int>] = [:]
             for object in codes {
                 let frame = frameNumber(object.time)
@@ -442,7 +443,6 @@ extension RealTimeCaptureTests {
             // nothing (which a loaded machine changes, and the check follows): within one
             // appearance, one empty scan (a frame the scanner could not read) keeps the object;
             // from one appearance to the next, two or more empty scans make a new one.
-            let scans = recorder.scans.items
             for index in codes.indices.dropFirst() where scans.count == codes.count {
                 let (before, after) = (codes[index - 1], codes[index])
                 let empty = scans[index] - scans[index - 1] - 1

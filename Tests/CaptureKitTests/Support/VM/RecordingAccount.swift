@@ -101,11 +101,14 @@ struct RecordingAccount: CustomStringConvertible {
             return low < byTime.count && abs(frames[byTime[low]].pts - pts) <= tolerance ? byTime[low] : nil
         }
         let offsets = recording.packetTimes.map { Int64(($0 * 1e9).rounded()) }
-        // The first packet is one of the frames handed over after startRecording was called;
-        // the one whose capture times fit the most packets is it (a camera's timestamps are
-        // irregular; a regular camera's fit equally from any start, which names the same span).
-        var best: (start: Int, fitted: Int)?
-        for start in frames.indices where recording.lastBeforeStart.map({ frames[start].sequence > $0 }) ?? true {
+        // The first packet is the frame captured at the recording's start time, which the
+        // delegate heard (`startPTS`). Without it (or when the witness dropped that frame), it
+        // is one of the frames handed over after startRecording was called: the one whose
+        // capture times fit the most packets — a guess, since a regular camera's frames fit as
+        // well from a later start, which shifts the span by as many frames.
+        let anchor = recording.startTime?.nanoseconds.flatMap { frame(at: $0) }
+        var best: (start: Int, fitted: Int)? = anchor.map { ($0, offsets.count) }
+        for start in frames.indices where anchor == nil && (recording.lastBeforeStart.map({ frames[start].sequence > $0 }) ?? true) {
             let fitted = offsets.count { offset in
                 let pts = frames[start].pts + offset
                 return frame(at: pts) != nil || lateTimes.contains { abs($0 - pts) <= tolerance }

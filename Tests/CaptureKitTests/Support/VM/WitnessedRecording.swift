@@ -21,6 +21,8 @@ struct WitnessedRecording {
     var lastBeforeStart: UInt64?
     /// The file's video packet times in seconds, in presentation order, from its first.
     var packetTimes: [Double]
+    /// The capture time of the file's first frame, as the delegate heard it (`startPTS`).
+    var startTime: MediaTime?
 
     /// Records up to `seconds` (the movie's maximum duration) from `device` with `settings`.
     /// The witness keeps late frames (up to its queue depth) so that nearly every frame the
@@ -52,7 +54,8 @@ struct WitnessedRecording {
                 sourceLocation: sourceLocation)
         try await session.stop()
         return WitnessedRecording(url: url, calls: delegate.calls.items, movie: movie.lastRecordedMovie, witness: recorder.log.items,
-                                  lastBeforeStart: lastBeforeStart, packetTimes: try Self.packetTimes(url.path))
+                                  lastBeforeStart: lastBeforeStart, packetTimes: try Self.packetTimes(url.path),
+                                  startTime: delegate.startTimes.items.first)
     }
 
     /// Every video packet's presentation time (ffprobe), relative to the first. A container's

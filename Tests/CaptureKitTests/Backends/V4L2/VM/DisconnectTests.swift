@@ -51,7 +51,8 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             #expect(video.codec == "h264")
             try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", url.path, "-f", "null", "-"])
             let recording = WitnessedRecording(url: url, calls: delegate.calls.items, movie: movie.lastRecordedMovie, witness: recorder.log.items,
-                                               lastBeforeStart: lastBeforeStart, packetTimes: try WitnessedRecording.packetTimes(url.path))
+                                               lastBeforeStart: lastBeforeStart, packetTimes: try WitnessedRecording.packetTimes(url.path),
+                                               startTime: delegate.startTimes.items.first)
             let account = recording.account
             #expect(account.isComplete, "\(account)")
             let lastDelivered = try #require(recorder.samples.items.last?.sequenceNumber)
