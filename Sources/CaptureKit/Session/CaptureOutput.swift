@@ -65,6 +65,10 @@ open class CaptureOutput: @unchecked Sendable, Hashable {
     /// every frame, so it must be cheap; true unless an output knows better.
     func wantsPixels(from connection: CaptureConnection) -> Bool { true }
 
+    /// Whether the output encodes (a movie, a stream): a session that commits one opens FFmpeg
+    /// in the background (``FFmpeg/prepareInBackground()``).
+    var encodes: Bool { false }
+
     /// Whether the output takes several connections of one media (a composition of cameras);
     /// other outputs take one camera each.
     var takesSeveralConnections: Bool { false }

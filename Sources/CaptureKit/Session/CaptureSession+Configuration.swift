@@ -346,6 +346,7 @@ extension CaptureSession {
         }
 
         // 4. Publish.
+        if staged.outputs.contains(where: \.encodes) { FFmpeg.prepareInBackground() }
         for output in committed.outputs where !staged.outputs.contains(where: { $0 === output }) {
             output.setConnections([])
             output.attach(to: nil)

@@ -2,6 +2,7 @@ import CaptureKitCore
 package import CFFmpeg
 import Foundation
 import Glibc
+import Synchronization
 
 /// The one place FFmpeg return codes become `CaptureError`s: every libav* call that returns an
 /// error code goes through ``check(_:_:code:path:)``, which names the call and keeps errno.
@@ -43,6 +44,16 @@ package enum FFmpeg {
     /// stderr, the application's) to ``CaptureLog``, silent unless the application asked for
     /// them. Runs once; throws `.notSupported` when FFmpeg is not installed.
     package static func prepare() throws(CaptureError) { try prepared.get() }
+
+    /// Starts ``prepare()`` on a thread of its own, once: what a session does as soon as it has
+    /// an output that will encode, so that its first recording does not wait for the libraries
+    /// to load (tens of milliseconds here, far more on a small board) while frames go by
+    /// unrecorded. A failure is left for the encoder to throw.
+    package static func prepareInBackground() {
+        guard !warming.exchange(true, ordering: .relaxed) else { return }
+        Thread.detachNewThread { _ = try? prepare() }
+    }
+    private static let warming = Atomic(false)
     private static let prepared = Result { () throws(CaptureError) in
         try loadSharedLibrary("FFmpeg", ck_ffmpeg_load)
         routeLogging()

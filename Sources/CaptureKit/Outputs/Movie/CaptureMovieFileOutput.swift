@@ -85,6 +85,7 @@ public final class CaptureMovieFileOutput: CaptureOutput, @unchecked Sendable {
     }
 
     override var acceptedMediaTypes: Set<MediaType> { [.video, .audio] }
+    override var encodes: Bool { true }
 
     // MARK: Settings
 

@@ -66,6 +66,7 @@ public final class CapturePreRollOutput: CaptureOutput, @unchecked Sendable {
     }
 
     override var acceptedMediaTypes: Set<MediaType> { [.video, .audio] }
+    override var encodes: Bool { true }
 
     // MARK: Settings
 

@@ -67,6 +67,7 @@ public final class CaptureStreamOutput: CaptureOutput, @unchecked Sendable {
     }
 
     override var acceptedMediaTypes: Set<MediaType> { [.video, .audio] }
+    override var encodes: Bool { true }
 
     // MARK: Settings
 

@@ -74,6 +74,7 @@ public final class CaptureTimeLapseOutput: CaptureOutput, @unchecked Sendable {
     }
 
     override var acceptedMediaTypes: Set<MediaType> { [.video] }
+    override var encodes: Bool { true }
 
     // MARK: Settings
 
