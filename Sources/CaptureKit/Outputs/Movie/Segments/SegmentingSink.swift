@@ -49,6 +49,16 @@ final class SegmentingSink: MovieSink, @unchecked Sendable {
     /// Sound held for a cut that does not come (a camera with no keyframe for this many of its
     /// packets, about 13 s of AAC at 48 kHz) goes to the open segment instead.
     private static let heldAudioLimit = 600
+    /// A cut whose sound is behind (a microphone later than the camera): the keyframe it starts
+    /// at and the video packets after it, held with the sound until sound reaches the keyframe,
+    /// so that sound from before it still goes to the segment the cut closes.
+    private var waitingCut: [HeldPacket] = []
+    /// The start of the last sound packet seen: once it reaches a waiting cut's keyframe, no
+    /// sound from before the cut can come any more.
+    private var lastAudioTime = MediaTime.negativeInfinity
+    /// Packets a cut waits for its sound with at most (about 10 s of 30 fps video with its
+    /// sound): past that it is made, and sound that comes later for the old segment is left out.
+    private static let waitingCutLimit = 800
 
     init(folder: SegmentFolder, container: MovieMuxer.Container, frameDuration: MediaTime, onEvent: @escaping @Sendable (MovieSegmentEvent) -> Void) {
         self.folder = folder
@@ -99,7 +109,20 @@ final class SegmentingSink: MovieSink, @unchecked Sendable {
         payloadBytes += Int64(packet.size)
         packetCount += 1
         if packet.track == .video { videoPacketCount += 1 }
+        if packet.track == .audio { lastAudioTime = max(lastAudioTime, packet.time) }
+        try place(packet)
+    }
+
+    /// Puts a packet where it belongs: the open segment, the sound held at a boundary, a
+    /// waiting cut, or a new segment it starts.
+    private func place(_ packet: HeldPacket) throws(CaptureError) {
         let cutsHere = tracks.video == nil ? packet.track == .audio : packet.isVideoKeyframe
+        if let keyframe = waitingCut.first {
+            // The cut sorts the held sound between the two segments by the keyframe's time.
+            if packet.track == .audio { heldAudio.append(packet) } else { waitingCut.append(packet) }
+            if lastAudioTime >= keyframe.time || waitingCut.count + heldAudio.count > Self.waitingCutLimit { try makeWaitingCut() }
+            return
+        }
         guard current != nil else {
             if cutsHere {
                 try open(at: packet, isFirst: true)
@@ -113,7 +136,11 @@ final class SegmentingSink: MovieSink, @unchecked Sendable {
         }
         if let boundary = currentBoundary(), packet.time >= boundary {
             if cutsHere {
-                try cut(at: packet)
+                if tracks.video != nil, tracks.audio != nil, lastAudioTime < packet.time {
+                    waitingCut = [packet]
+                } else {
+                    try cut(at: packet)
+                }
                 return
             }
             if packet.track == .audio {
@@ -126,6 +153,7 @@ final class SegmentingSink: MovieSink, @unchecked Sendable {
     }
 
     func finish() throws(CaptureError) {
+        try makeWaitingCut()
         try putHeldAudio(before: .positiveInfinity)
         try close(next: nil)
         finishing.sync {}
@@ -198,6 +226,15 @@ final class SegmentingSink: MovieSink, @unchecked Sendable {
         heldAudio = []
         try open(at: keyframe)
         for packet in rest { try put(packet) }
+    }
+
+    /// Makes the cut that waited for its sound, then writes what came after its keyframe.
+    private func makeWaitingCut() throws(CaptureError) {
+        guard let keyframe = waitingCut.first else { return }
+        let after = waitingCut.dropFirst()
+        waitingCut = []
+        try cut(at: keyframe)
+        for packet in after { try place(packet) }
     }
 
     /// Ends the open segment (its last fragment, on this thread) and has the finishing queue

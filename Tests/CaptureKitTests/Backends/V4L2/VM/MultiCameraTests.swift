@@ -87,9 +87,11 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             let statistics = synchronizer.statistics
             #expect(gaps.allSatisfy { $0 <= halfFrame }, "pairs further apart than half a frame: \(gaps)")
             #expect(gaps.count * 2 >= settled.count, "\(gaps.count) of \(settled.count) paired; \(statistics)")
-            let unpaired = collections.items.filter { $0[outputs[1]] == nil }.count
+            // A collection for a frame the first camera's output dropped (under load) holds that
+            // drop alone: nothing to pair, so not unmatched.
+            let unpaired = collections.items.filter { $0[outputs[0]]?.sampleBufferWasDropped == false && $0[outputs[1]] == nil }.count
             // (The statistics may count collections the stream has not handed over yet.)
-            #expect(statistics.unmatched >= unpaired, "every collection without the second camera is counted as unmatched: \(unpaired) without, \(statistics)")
+            #expect(statistics.unmatched >= unpaired, "every collection of a frame without the second camera is counted as unmatched: \(unpaired) without, \(statistics)")
         }
     }
 }
