@@ -56,8 +56,10 @@ final class SegmentingSink: MovieSink, @unchecked Sendable {
     /// The start of the last sound packet seen: once it reaches a waiting cut's keyframe, no
     /// sound from before the cut can come any more.
     private var lastAudioTime = MediaTime.negativeInfinity
-    /// Packets a cut waits for its sound with at most (about 10 s of 30 fps video with its
-    /// sound): past that it is made, and sound that comes later for the old segment is left out.
+    /// How far past its keyframe a cut waits for its sound at most, and with how many packets
+    /// (a microphone that went away, or one further behind): then it is made, and sound that
+    /// comes later for the old segment is left out.
+    private static let soundWait = MediaTime(value: 3, timescale: 1)
     private static let waitingCutLimit = 800
 
     init(folder: SegmentFolder, container: MovieMuxer.Container, frameDuration: MediaTime, onEvent: @escaping @Sendable (MovieSegmentEvent) -> Void) {
@@ -120,7 +122,10 @@ final class SegmentingSink: MovieSink, @unchecked Sendable {
         if let keyframe = waitingCut.first {
             // The cut sorts the held sound between the two segments by the keyframe's time.
             if packet.track == .audio { heldAudio.append(packet) } else { waitingCut.append(packet) }
-            if lastAudioTime >= keyframe.time || waitingCut.count + heldAudio.count > Self.waitingCutLimit { try makeWaitingCut() }
+            if lastAudioTime >= keyframe.time || packet.time - keyframe.time > Self.soundWait
+                || waitingCut.count + heldAudio.count > Self.waitingCutLimit {
+                try makeWaitingCut()
+            }
             return
         }
         guard current != nil else {
