@@ -16,6 +16,8 @@ import Testing
 struct MovieTimeline: CustomStringConvertible {
     /// The video packets' presentation times in seconds, sorted.
     let times: [Double]
+    /// Where the first audio packet starts, in seconds; nil without audio.
+    let audioStart: Double?
     /// Where the last audio packet ends, in seconds (its stated duration, which may include
     /// the codec's padding); nil without audio.
     let audioEnd: Double?
@@ -33,14 +35,18 @@ struct MovieTimeline: CustomStringConvertible {
     init(_ path: String, frameDuration: MediaTime) throws {
         let data = try FileFixtures.run("ffprobe", ["-v", "error", "-show_entries", "packet=codec_type,pts_time,duration_time",
                                                     "-of", "csv=p=0", path])
-        var video: [Double] = [], audioEnd: Double?
+        var video: [Double] = [], audioStart: Double?, audioEnd: Double?
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
             guard fields.count >= 3, let pts = Double(fields[1]) else { continue }
             if fields[0] == "video" { video.append(pts) }
-            if fields[0] == "audio" { audioEnd = max(audioEnd ?? -.infinity, pts + (Double(fields[2]) ?? 0)) }
+            if fields[0] == "audio" {
+                audioStart = min(audioStart ?? .infinity, pts)
+                audioEnd = max(audioEnd ?? -.infinity, pts + (Double(fields[2]) ?? 0))
+            }
         }
         times = video.sorted()
+        self.audioStart = audioStart
         self.audioEnd = audioEnd
         self.frameDuration = frameDuration.seconds
         tolerance = path.lowercased().hasSuffix(".mkv") ? 0.0011 : 0.0001

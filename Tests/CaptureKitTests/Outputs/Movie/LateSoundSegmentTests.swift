@@ -56,25 +56,13 @@ extension RealTimeCaptureTests {
             // was stopped, so only the ones between are checked.
             let packet = 1024.0 / 48_000
             for segment in segments.dropFirst().dropLast() {
-                let sound = try Self.audioSpan(segment.url)
+                let timeline = try MovieTimeline(segment.url.path, frameDuration: frameDuration(fps: 30))
                 let name = segment.url.lastPathComponent
-                #expect(sound.start >= -0.001 && sound.start < packet + 0.001, "\(name): sound starts at \(sound.start) s")
-                #expect(abs(sound.end - segment.duration.seconds) < packet + 0.001,
-                        "\(name): sound ends at \(sound.end) s, the segment at \(segment.duration.seconds) s")
+                let (start, end) = (try #require(timeline.audioStart, "no sound in \(name)"), try #require(timeline.audioEnd))
+                #expect(start >= -0.001 && start < packet + 0.001, "\(name): sound starts at \(start) s")
+                #expect(abs(end - segment.duration.seconds) < packet + 0.001,
+                        "\(name): sound ends at \(end) s, the segment at \(segment.duration.seconds) s")
             }
-        }
-
-        /// The first audio packet's start and the last one's end, in seconds (ffprobe).
-        static func audioSpan(_ url: URL) throws -> (start: Double, end: Double) {
-            let data = try FileFixtures.run("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts_time,duration_time",
-                                                        "-of", "csv=p=0", url.path])
-            let packets = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line -> (Double, Double)? in
-                let fields = line.split(separator: ",").compactMap { Double($0) }
-                return fields.count == 2 ? (fields[0], fields[1]) : nil
-            }
-            let start = try #require(packets.map(\.0).min(), "no sound in \(url.lastPathComponent)")
-            let end = try #require(packets.map { $0.0 + $0.1 }.max())
-            return (start, end)
         }
     }
 }

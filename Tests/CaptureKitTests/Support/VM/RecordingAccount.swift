@@ -107,7 +107,7 @@ struct RecordingAccount: CustomStringConvertible {
         // capture times fit the most packets — a guess, since a regular camera's frames fit as
         // well from a later start, which shifts the span by as many frames.
         let anchor = recording.startTime?.nanoseconds.flatMap { frame(at: $0) }
-        var best: (start: Int, fitted: Int)? = anchor.map { ($0, offsets.count) }
+        var best: (start: Int, fitted: Int)?
         for start in frames.indices where anchor == nil && (recording.lastBeforeStart.map({ frames[start].sequence > $0 }) ?? true) {
             let fitted = offsets.count { offset in
                 let pts = frames[start].pts + offset
@@ -116,7 +116,7 @@ struct RecordingAccount: CustomStringConvertible {
             if fitted > (best?.fitted ?? 0) { best = (start, fitted) }
             if fitted == offsets.count { break }
         }
-        guard let start = best?.start else {
+        guard let start = anchor ?? best?.start else {
             unmatched = recording.packetTimes
             return
         }

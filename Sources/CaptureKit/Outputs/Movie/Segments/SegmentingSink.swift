@@ -122,8 +122,12 @@ final class SegmentingSink: MovieSink, @unchecked Sendable {
         if let keyframe = waitingCut.first {
             // The cut sorts the held sound between the two segments by the keyframe's time.
             if packet.track == .audio { heldAudio.append(packet) } else { waitingCut.append(packet) }
-            if lastAudioTime >= keyframe.time || packet.time - keyframe.time > Self.soundWait
-                || waitingCut.count + heldAudio.count > Self.waitingCutLimit {
+            let soundReached = lastAudioTime >= keyframe.time
+            if soundReached || packet.time - keyframe.time > Self.soundWait || waitingCut.count + heldAudio.count > Self.waitingCutLimit {
+                if !soundReached {
+                    CaptureLog.emit(.warning, "capturekit", "segments: the sound is more than \(Self.soundWait.seconds) s behind the picture; "
+                                    + "sound from before the cut that comes later is left out of \(current?.file.url.lastPathComponent ?? "the segment")")
+                }
                 try makeWaitingCut()
             }
             return
