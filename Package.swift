@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
         .target(name: "CHeif", dependencies: ["CLibraryLoader"]),
+        // Raw photos: DNG files from Bayer frames, by libtiff (which knows DNG's tags).
+        .target(name: "CTIFF", dependencies: ["CLibraryLoader"]),
         // The media library's index: SQLite (WAL).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The metadata output's barcode and QR code scanner: ZBar, on the luma plane.
@@ -74,7 +76,7 @@ let package = Package(
         // EXIF, probing. No devices, no session. Re-exported by CaptureKit.
         .target(
             name: "CaptureKitMedia",
-            dependencies: ["CaptureKitCore", "CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CPhotoKernels", "CYUV"]
+            dependencies: ["CaptureKitCore", "CFFmpeg", "CTurboJPEG", "CExif", "CHeif", "CTIFF", "CPhotoKernels", "CYUV"]
         ),
         // The "Photos" part: the media library (files plus a SQLite index), thumbnails, saving.
         // Re-exported by CaptureKit.

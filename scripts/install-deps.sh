@@ -10,6 +10,7 @@ packages=(
   libavcodec-dev libavformat-dev                    #   encoding, decoding, muxing
   ffmpeg                                            # ffprobe for tests, peer tool for benchmarks
   libturbojpeg0-dev libexif-dev libheif-dev         # photos: JPEG from YUV planes, EXIF, HEIF (x265)
+  libtiff-dev dcraw                                 # raw photos: DNG by libtiff; tests: dcraw reads DNG
   libyuv-dev                                        # motion: luma downscaling
   libimage-exiftool-perl libheif-examples           # tests: exiftool reads EXIF, heif-convert decodes HEIF
   strace                                            # tests: a command killed at a chosen system call (library crash safety)

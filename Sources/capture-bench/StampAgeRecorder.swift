@@ -60,14 +60,14 @@ final class StampAgeRecorder: SampleBufferDelegate {
 
     /// The stamp in a frame's luma, in whichever YUV or grey format the output delivers (the
     /// camera's decoded format: no conversion is asked for, as an application would not); nil
-    /// for RGB, which has no luma plane to read.
+    /// for RGB and raw Bayer, which have no luma plane to read.
     private static func stamp(_ frame: PixelBuffer) -> Int64? {
         let layout: (stride: Int, offset: Int)
         switch frame.pixelFormat {
         case .yuv420p, .yuv422p, .nv12, .nv21, .gray8: layout = (1, 0)
         case .yuyv422: layout = (2, 0)
         case .uyvy422: layout = (2, 1)
-        case .rgb24, .bgr24, .bgra, .rgba: return nil
+        default: return nil
         }
         return frame.withUnsafeBytes(ofPlane: 0) { bytes in
             FrameStamp.read(FrameStamp.Luma(bytes: bytes, bytesPerRow: frame.bytesPerRow(ofPlane: 0), pixelStride: layout.stride,

@@ -6,11 +6,11 @@ import Synchronization
 /// `capture photo`: takes one photo and writes it.
 enum PhotoCommand: Command {
     static let name = "photo"
-    static let summary = "take a photo (JPEG, PNG or HEIF with EXIF) and print its size and latency"
+    static let summary = "take a photo (JPEG, PNG or HEIF with EXIF, or raw DNG) and print its size and latency"
     /// What the command accepts; also the option lines of ``usage``.
     static let options: [CommandOption] = [
         .value("device", "ID", "camera unique ID or name (see 'capture devices')"),
-        .value("format", "F", "jpeg, png or heif (default: from OUT's extension, else jpeg)"),
+        .value("format", "F", "jpeg, png, heif or dng (default: from OUT's extension, else jpeg); dng\nkeeps the sensor's raw samples and needs a camera with a Bayer format"),
         .value("quality", "Q", "compression quality 1...100 for JPEG and HEIF (default 90)"),
         .value("size", "WxH", "largest photo size: smaller scales the frame down, larger (up to the\ncamera's largest format) switches the camera for the shot"),
         .flag("overwrite", "replace OUT if it exists (default: refuse)"),
@@ -19,12 +19,13 @@ enum PhotoCommand: Command {
     ]
 
     static let usage = """
-        usage: capture photo OUT [--device ID] [--format jpeg|png|heif] [--quality Q] [--size WxH]
+        usage: capture photo OUT [--device ID] [--format jpeg|png|heif|dng] [--quality Q] [--size WxH]
                                  [--overwrite] [--save-to-library [--root DIR]]
 
         Starts the default camera, or DEVICE, at its largest frame size, takes a photo from the
         next frame through a CapturePhotoOutput and writes it to OUT. Prints the path, the photo's
-        dimensions, its size and the capture latency (request to encoded file).
+        dimensions, its size and the capture latency (request to encoded file). A DNG photo
+        streams the camera's largest raw Bayer format (within --size) and keeps its samples.
 
         \(CommandOption.helpText(for: options))
         """
@@ -38,9 +39,10 @@ enum PhotoCommand: Command {
         let overwrite = arguments.has("overwrite")
         let url = try CommandPath.output(arguments.positional[0], overwrite: overwrite)
         let path = url.path
+        let fileType = try format(arguments.value("format"), path: path)
+        if fileType.isRaw, arguments.has("save-to-library") { throw UsageError("the media library takes JPEG, PNG and HEIF photos, not DNG") }
         // The library is opened before the shot, so an unusable one costs nothing.
         let library = arguments.has("save-to-library") ? try CommandPath.library(arguments) : nil
-        let fileType = try format(arguments.value("format"), path: path)
         let quality = try arguments.integer("quality", default: 90, in: 1...100)
         let size = try arguments.size("size")
 
@@ -48,15 +50,22 @@ enum PhotoCommand: Command {
         let session = CaptureSession()
         session.beginConfiguration()
         try session.addInput(CaptureDeviceInput(device: device))
-        try session.setSessionPreset(session.canSetSessionPreset(.photo) ? .photo : .high)
+        if fileType.isRaw {
+            try streamRaw(on: device, within: size)
+            try session.setSessionPreset(.inputPriority)
+        } else {
+            try session.setSessionPreset(session.canSetSessionPreset(.photo) ? .photo : .high)
+        }
         let output = CapturePhotoOutput()
         try session.addOutput(output)
         try session.commitConfiguration()
-        guard output.availablePhotoFileTypes.contains(fileType) else {
-            throw CaptureError(.unsupportedFormat, "\(fileType) photos cannot be written on this machine (available: \(output.availablePhotoFileTypes.map(\.rawValue).joined(separator: ", ")))")
+        let available = output.availablePhotoFileTypes + output.availableRawPhotoFileTypes
+        guard available.contains(fileType) else {
+            throw CaptureError(.unsupportedFormat, "\(fileType) photos cannot be written on this machine (available: \(available.map(\.rawValue).joined(separator: ", ")))")
         }
 
-        var settings = CapturePhotoSettings(fileType: fileType)
+        var settings = fileType.isRaw ? CapturePhotoSettings(rawPixelFormat: output.availableRawPhotoPixelFormatTypes[0])
+            : CapturePhotoSettings(fileType: fileType)
         settings.quality = Double(quality) / 100
         settings.maxPhotoDimensions = size.map { PhotoDimensions(width: $0.width, height: $0.height) }
         try session.startRunning()
@@ -95,15 +104,30 @@ enum PhotoCommand: Command {
     private static func format(_ name: String?, path: String) throws(UsageError) -> PhotoFileType {
         if let name {
             guard let type = PhotoFileType(rawValue: name.lowercased()) else {
-                throw UsageError("--format must be jpeg, png or heif, not '\(name)'")
+                throw UsageError("--format must be jpeg, png, heif or dng, not '\(name)'")
             }
             return type
         }
         switch (path as NSString).pathExtension.lowercased() {
         case "png": return .png
         case "heic", "heif": return .heif
+        case "dng": return .dng
         default: return .jpeg
         }
+    }
+
+    /// Makes the camera's largest Bayer format within `size` its active format.
+    private static func streamRaw(on device: CaptureDevice, within size: (width: Int, height: Int)?) throws {
+        let bayer = device.formats.filter { format in
+            format.pixelFormat?.isBayer == true && size.map { format.width <= $0.width && format.height <= $0.height } ?? true
+        }
+        guard let largest = bayer.max(by: { $0.width * $0.height < $1.width * $1.height }) else {
+            throw CaptureError(.unsupportedFormat, "\(device.localizedName) offers no raw Bayer format\(size.map { " within \($0.width)x\($0.height)" } ?? ""), "
+                               + "so it cannot take DNG photos; 'capture formats' lists its formats", deviceID: device.uniqueID)
+        }
+        try device.lockForConfiguration()
+        defer { device.unlockForConfiguration() }
+        try device.setActiveFormat(largest)
     }
 }
 

@@ -3,7 +3,7 @@
 /// (read in place); packed 4:2:2 gives libyuv's copy of its luma samples into a pooled buffer
 /// (`PixelConverter.luma(of:)`: the camera's own values, as read in place from planar YUV, at
 /// about a twentieth of what a grey conversion through libswscale costs); RGB goes through the
-/// session's shared grey conversion.
+/// session's shared grey conversion, and so do raw Bayer frames (demosaiced by libswscale).
 package enum LumaFrame {
     /// `sample`'s luma as plane 0 of a frame (the frame itself where it can be read in place).
     package static func of(_ sample: SampleBuffer) throws(CaptureError) -> PixelBuffer {
@@ -16,7 +16,8 @@ package enum LumaFrame {
                 throw .internalError("libyuv took no luma from a \(frame.pixelFormat) frame")
             }
             return luma
-        case .rgb24, .bgr24, .bgra, .rgba:
+        case .rgb24, .bgr24, .bgra, .rgba,
+             .bayerBGGR8, .bayerGBRG8, .bayerGRBG8, .bayerRGGB8, .bayerBGGR16, .bayerGBRG16, .bayerGRBG16, .bayerRGGB16:
             guard let grey = try sample.converted(to: VideoTarget(pixelFormat: .gray8)).pixelBuffer else {
                 throw .internalError("a grey conversion of a video frame has no pixels")
             }

@@ -39,8 +39,12 @@ extension CaptureSession {
     ///
     /// Among formats of the chosen size, uncompressed layouts cheap to encode come first
     /// (NV12, I420, then packed 4:2:2), and formats that reach 30 fps beat those that do not.
+    /// Raw Bayer formats count only on a camera that offers nothing else: they are for raw
+    /// photos, chosen as the active format on purpose.
     static func bestFormat(for preset: Preset, among formats: [CaptureDevice.Format]) -> (CaptureDevice.Format, MediaTime)? {
-        let video = formats.filter { $0.mediaType == .video }
+        let all = formats.filter { $0.mediaType == .video }
+        let processed = all.filter { $0.pixelFormat?.isBayer != true }
+        let video = processed.isEmpty ? all : processed
         guard preset != .inputPriority, !video.isEmpty else { return nil }
         let thirty = MediaTime(value: 1, timescale: 30)
         func reaches30(_ format: CaptureDevice.Format) -> Bool { format.minFrameDuration <= thirty }

@@ -24,6 +24,23 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     case bgra
     /// Packed R G B A, 8 bits each.
     case rgba
+    /// Raw sensor samples behind a Bayer colour filter, 8 bits each, rows B G B G… then
+    /// G R G R… (V4L2 `BA81`, `SBGGR8`). See ``isBayer``.
+    case bayerBGGR8 = "bayer_bggr8"
+    /// Raw Bayer, 8 bits, rows G B… then R G… (V4L2 `GBRG`).
+    case bayerGBRG8 = "bayer_gbrg8"
+    /// Raw Bayer, 8 bits, rows G R… then B G… (V4L2 `GRBG`).
+    case bayerGRBG8 = "bayer_grbg8"
+    /// Raw Bayer, 8 bits, rows R G… then G B… (V4L2 `RGGB`).
+    case bayerRGGB8 = "bayer_rggb8"
+    /// Raw Bayer, 16-bit little-endian samples, rows B G… then G R… (V4L2 `BYR2`, `SBGGR16`).
+    case bayerBGGR16 = "bayer_bggr16le"
+    /// Raw Bayer, 16 bits, rows G B… then R G… (V4L2 `GB16`).
+    case bayerGBRG16 = "bayer_gbrg16le"
+    /// Raw Bayer, 16 bits, rows G R… then B G… (V4L2 `GR16`).
+    case bayerGRBG16 = "bayer_grbg16le"
+    /// Raw Bayer, 16 bits, rows R G… then G B… (V4L2 `RG16`).
+    case bayerRGGB16 = "bayer_rggb16le"
 
     public var description: String { rawValue }
 
@@ -32,6 +49,34 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         switch self {
         case .yuyv422, .uyvy422, .nv12, .nv21, .yuv420p, .yuv422p, .gray8: return true
         case .rgb24, .bgr24, .bgra, .rgba: return false
+        case .bayerBGGR8, .bayerGBRG8, .bayerGRBG8, .bayerRGGB8, .bayerBGGR16, .bayerGBRG16, .bayerGRBG16, .bayerRGGB16: return false
+        }
+    }
+
+    /// Whether frames are raw sensor samples behind a Bayer colour filter: one sample per pixel,
+    /// of the colour ``bayerPattern`` says. Every output takes them (libswscale demosaics them
+    /// into what it needs), and a photo output can keep them as they are in a DNG file
+    /// (``CapturePhotoSettings/init(rawPixelFormat:)``).
+    public var isBayer: Bool { bayerBitDepth != nil }
+
+    /// The colours of the top-left 2 × 2 pixels of a Bayer frame, row by row (0 red, 1 green,
+    /// 2 blue: DNG's `CFAPattern`), or nil for other formats.
+    public var bayerPattern: [UInt8]? {
+        switch self {
+        case .bayerBGGR8, .bayerBGGR16: return [2, 1, 1, 0]
+        case .bayerGBRG8, .bayerGBRG16: return [1, 2, 0, 1]
+        case .bayerGRBG8, .bayerGRBG16: return [1, 0, 2, 1]
+        case .bayerRGGB8, .bayerRGGB16: return [0, 1, 1, 2]
+        default: return nil
+        }
+    }
+
+    /// Bits per sample of a Bayer frame (8 or 16), nil for other formats.
+    public var bayerBitDepth: Int? {
+        switch self {
+        case .bayerBGGR8, .bayerGBRG8, .bayerGRBG8, .bayerRGGB8: return 8
+        case .bayerBGGR16, .bayerGBRG16, .bayerGRBG16, .bayerRGGB16: return 16
+        default: return nil
         }
     }
 
@@ -63,6 +108,8 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .gray8: return [PlaneLayout(bytesPerGroup: 1, pixelsPerGroup: 1, verticalSubsampling: 1)]
         case .rgb24, .bgr24: return [PlaneLayout(bytesPerGroup: 3, pixelsPerGroup: 1, verticalSubsampling: 1)]
         case .bgra, .rgba: return [PlaneLayout(bytesPerGroup: 4, pixelsPerGroup: 1, verticalSubsampling: 1)]
+        case .bayerBGGR8, .bayerGBRG8, .bayerGRBG8, .bayerRGGB8: return [PlaneLayout(bytesPerGroup: 1, pixelsPerGroup: 1, verticalSubsampling: 1)]
+        case .bayerBGGR16, .bayerGBRG16, .bayerGRBG16, .bayerRGGB16: return [PlaneLayout(bytesPerGroup: 2, pixelsPerGroup: 1, verticalSubsampling: 1)]
         }
     }
 

@@ -146,7 +146,7 @@ package struct LibYUVConversion: Sendable {
             case .gray8:
                 ScalePlane(input(0), i[0], w, h, output(0), o[0], tw, th, kFilterBox)
                 return 0
-            case .yuyv422, .uyvy422, .yuv422p, .rgb24, .bgr24:
+            default:  // `make` offers halving for the formats above only
                 return -1
             }
         }

@@ -42,6 +42,12 @@ package final class PixelConverter: Sendable {
     /// refused), through the library chosen for the pair otherwise.
     package func convert(_ source: PixelBuffer, to format: PixelFormat, width: Int, height: Int,
                          through library: Library? = nil) throws(CaptureError) -> PixelBuffer {
+        // Raw Bayer is demosaiced to RGB first, by libswscale at the frame's size: its direct
+        // Bayer → YUV path (FFmpeg 5.1) gets the colours wrong (a yellow bar comes out cyan).
+        if source.pixelFormat.isBayer, format != .rgb24 {
+            return try convert(convert(source, to: .rgb24, width: source.width, height: source.height), to: format, width: width, height: height,
+                               through: library)
+        }
         let key = Key(source: source.pixelFormat, sourceWidth: source.width, sourceHeight: source.height,
                       target: format, targetWidth: width, targetHeight: height)
         let pool = try destinationPool(for: key)
@@ -135,6 +141,14 @@ extension PixelFormat {
         case .bgr24: return AV_PIX_FMT_BGR24
         case .bgra: return AV_PIX_FMT_BGRA
         case .rgba: return AV_PIX_FMT_RGBA
+        case .bayerBGGR8: return AV_PIX_FMT_BAYER_BGGR8
+        case .bayerGBRG8: return AV_PIX_FMT_BAYER_GBRG8
+        case .bayerGRBG8: return AV_PIX_FMT_BAYER_GRBG8
+        case .bayerRGGB8: return AV_PIX_FMT_BAYER_RGGB8
+        case .bayerBGGR16: return AV_PIX_FMT_BAYER_BGGR16LE
+        case .bayerGBRG16: return AV_PIX_FMT_BAYER_GBRG16LE
+        case .bayerGRBG16: return AV_PIX_FMT_BAYER_GRBG16LE
+        case .bayerRGGB16: return AV_PIX_FMT_BAYER_RGGB16LE
         }
     }
 }

@@ -45,6 +45,9 @@ struct HostileArgumentTests {
         // Messages a person can act on (defect 11).
         Case(arguments: ["photo", "folder"], status: 73, says: "is a folder"),
         Case(arguments: ["photo", ""], status: 64, says: "OUT is empty"),
+        // A raw photo needs a camera with Bayer formats; the library takes no DNG.
+        Case(arguments: ["photo", "raw.dng", "--device", "virtual-camera"], status: 64, says: "offers no raw Bayer format", absent: ["raw.dng"]),
+        Case(arguments: ["photo", "raw.dng", "--save-to-library", "--root", "lib"], status: 64, says: "not DNG", absent: ["raw.dng", "lib"]),
         Case(arguments: ["thumbnail", "picture.png", ""], status: 64, says: "OUT is empty"),
         Case(arguments: ["record", "folder"], status: 73, says: "is a folder"),
         Case(arguments: ["controls", "virtual-camera", "--set", "nosuch=1"], status: 64, says: "has no control 'nosuch'"),

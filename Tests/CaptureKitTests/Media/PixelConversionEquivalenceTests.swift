@@ -163,7 +163,7 @@ private enum Pixels {
             return (byte(buffer, plane: 0, x: x, y: y), byte(buffer, plane: 1, x: x / 2, y: y / 2), byte(buffer, plane: 2, x: x / 2, y: y / 2))
         case .yuv422p:
             return (byte(buffer, plane: 0, x: x, y: y), byte(buffer, plane: 1, x: x / 2, y: y), byte(buffer, plane: 2, x: x / 2, y: y))
-        case .gray8, .rgb24, .bgr24, .bgra, .rgba:
+        default:
             preconditionFailure("\(buffer.pixelFormat) has no chroma samples")
         }
     }
@@ -175,7 +175,7 @@ private enum Pixels {
         case .bgr24: return (at(2, 3), at(1, 3), at(0, 3))
         case .rgba: return (at(0, 4), at(1, 4), at(2, 4))
         case .bgra: return (at(2, 4), at(1, 4), at(0, 4))
-        case .yuyv422, .uyvy422, .nv12, .nv21, .yuv420p, .yuv422p, .gray8:
+        default:
             preconditionFailure("\(buffer.pixelFormat) is not RGB")
         }
     }
@@ -187,7 +187,7 @@ private extension PixelFormat {
         switch self {
         case .nv12, .nv21, .yuv420p: return (2, 2)
         case .yuyv422, .uyvy422, .yuv422p: return (2, 1)
-        case .gray8, .rgb24, .bgr24, .bgra, .rgba: return (1, 1)
+        default: return (1, 1)
         }
     }
 }

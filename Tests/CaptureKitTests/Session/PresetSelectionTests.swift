@@ -65,6 +65,20 @@ struct PresetSelectionTests {
         #expect(duration == frameDuration(fps: 30))
     }
 
+    @Test func bayerFormatsCountOnlyOnACameraWithNothingElse() throws {
+        // A sensor with raw Bayer at full size and a processed stream at 720p.
+        let formats = [Self.video(1920, 1080, .bayerRGGB8, fps: [30]), Self.video(1280, 720, .yuyv422, fps: [30]),
+                       Self.video(1280, 720, .bayerRGGB16, fps: [30])]
+        for preset in [CaptureSession.Preset.high, .photo, .hd1280x720] {
+            let (format, _) = try #require(CaptureSession.bestFormat(for: preset, among: formats))
+            #expect(format.pixelFormat == .yuyv422, "\(preset.rawValue)")
+        }
+        #expect(CaptureSession.bestFormat(for: .hd1920x1080, among: formats) == nil)
+        let rawOnly = formats.filter { $0.pixelFormat?.isBayer == true }
+        let (raw, _) = try #require(CaptureSession.bestFormat(for: .high, among: rawOnly))
+        #expect(raw.pixelFormat == .bayerRGGB8 && raw.width == 1920)
+    }
+
     @Test func highPrefersLargestFormatReaching30fps() throws {
         let formats = [Self.video(1920, 1080, .nv12, fps: [15]), Self.video(1280, 720, .yuyv422, fps: [30]),
                        Self.video(640, 480, .nv12, fps: [60, 30])]

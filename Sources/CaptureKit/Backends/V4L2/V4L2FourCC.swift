@@ -31,6 +31,12 @@ struct V4L2FourCC: Sendable, Hashable, CustomStringConvertible {
     static let grey = V4L2FourCC("GREY")
     static let mjpeg = V4L2FourCC("MJPG")
     static let jpeg = V4L2FourCC("JPEG")
+    /// Raw Bayer codes, 8 and 16 bits (`V4L2_PIX_FMT_SBGGR8` … `V4L2_PIX_FMT_SRGGB16`).
+    static let bayer: [(code: V4L2FourCC, format: PixelFormat)] = [
+        (V4L2FourCC("BA81"), .bayerBGGR8), (V4L2FourCC("GBRG"), .bayerGBRG8), (V4L2FourCC("GRBG"), .bayerGRBG8),
+        (V4L2FourCC("RGGB"), .bayerRGGB8), (V4L2FourCC("BYR2"), .bayerBGGR16), (V4L2FourCC("GB16"), .bayerGBRG16),
+        (V4L2FourCC("GR16"), .bayerGRBG16), (V4L2FourCC("RG16"), .bayerRGGB16),
+    ]
 
     /// The layout frames of this code are delivered in: the code's own layout, or RGB for
     /// MJPEG (decoded); nil for codes CaptureKit does not read.
@@ -45,7 +51,7 @@ struct V4L2FourCC: Sendable, Hashable, CustomStringConvertible {
         case .bgr24: return .bgr24
         case .grey: return .gray8
         case .mjpeg, .jpeg: return .rgb24
-        default: return nil
+        default: return Self.bayer.first { $0.code == self }?.format
         }
     }
 

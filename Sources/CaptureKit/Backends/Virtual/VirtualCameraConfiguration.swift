@@ -11,7 +11,8 @@ public struct VirtualCameraConfiguration: Sendable {
     public enum Content: Sendable {
         /// The moving ``TestPattern`` with frame number and time burned in.
         case testPattern
-        /// These frames, in a loop (all of one size and YUV format; the camera offers just that).
+        /// These frames, in a loop (all of one size and format; the camera offers just that).
+        /// Frames in a raw Bayer format make a camera that takes raw (DNG) photos.
         case frames([PixelBuffer])
     }
 

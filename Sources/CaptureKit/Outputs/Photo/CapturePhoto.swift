@@ -39,20 +39,30 @@ public final class CapturePhoto: Sendable {
         self.fileData = fileData
     }
 
-    /// The photo's file, ready to write (`fileDataRepresentation()`): JPEG, PNG or HEIF as
-    /// asked; nil when the capture failed.
+    /// The photo's file, ready to write (`fileDataRepresentation()`): JPEG, PNG, HEIF or DNG
+    /// as asked; nil when the capture failed.
     public func fileDataRepresentation() -> Data? { fileData }
 
     /// The photo decoded upright (its EXIF orientation or HEIF rotation applied), as
-    /// `UIImage(data: photo.fileDataRepresentation()!)` made it on iOS. `.invalidState` for a
-    /// failed capture, which has no file.
+    /// `UIImage(data: photo.fileDataRepresentation()!)` made it on iOS; for a raw photo, its
+    /// frame demosaiced by libswscale (as the other outputs see it) and not turned.
+    /// `.invalidState` for a failed capture, which has no file.
     public func image() throws(CaptureError) -> CaptureImage {
         guard let fileData else { throw .invalidState("a failed capture has no picture") }
+        if isRawPhoto, let source {
+            guard let frame = try source.converted(to: VideoTarget(pixelFormat: .bgra)).pixelBuffer else {
+                throw .internalError("a raw photo's frame did not convert")
+            }
+            return CaptureImage(pixelBuffer: frame)
+        }
         return try CaptureImage(data: fileData)
     }
 
     /// The file format.
     public var fileType: PhotoFileType { resolvedSettings.fileType }
+
+    /// Whether the file holds the sensor's raw samples (DNG) rather than a picture (`isRawPhoto`).
+    public var isRawPhoto: Bool { fileType.isRaw }
 
     /// The uncompressed picture (`pixelBuffer`): the camera's frame in its own pixel format,
     /// scaled to the photo's size when the photo is smaller than the frame, and not turned (its

@@ -34,7 +34,7 @@ extension CapturePhotoOutput {
             switch type {
             case .jpeg: return .jpeg
             case .heif: return .hevc
-            case .png: return nil
+            case .png, .dng: return nil
             }
         }
     }

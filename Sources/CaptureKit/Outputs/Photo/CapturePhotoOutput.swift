@@ -52,8 +52,22 @@ public final class CapturePhotoOutput: CaptureOutput, @unchecked Sendable {
 
     /// The file types photos can be written in here (`availablePhotoFileTypes`): JPEG and PNG
     /// always, HEIF when libheif has an HEVC encoder. Asking for another one fails the request
-    /// with `.unsupportedFormat`.
-    public var availablePhotoFileTypes: [PhotoFileType] { PhotoFileType.allCases.filter(\.isEncodable) }
+    /// with `.unsupportedFormat`. Raw photos have their own list, ``availableRawPhotoFileTypes``.
+    public var availablePhotoFileTypes: [PhotoFileType] { PhotoFileType.allCases.filter { $0.isEncodable && !$0.isRaw } }
+
+    /// The Bayer formats a raw photo can be taken in (`availableRawPhotoPixelFormatTypes`): the
+    /// camera's active format when it is a raw Bayer format (``PixelFormat/isBayer``) and
+    /// libtiff is installed, else none. To take raw photos, make a Bayer format the camera's
+    /// ``CaptureDevice/activeFormat``: the other outputs get its frames demosaiced.
+    public var availableRawPhotoPixelFormatTypes: [PixelFormat] {
+        guard PhotoFileType.dng.isEncodable, let format = connection(with: .video)?.device?.activeFormat.pixelFormat,
+              format.isBayer else { return [] }
+        return [format]
+    }
+
+    /// The file types raw photos can be written in (`availableRawPhotoFileTypes`): DNG when
+    /// ``availableRawPhotoPixelFormatTypes`` has a format, else none.
+    public var availableRawPhotoFileTypes: [PhotoFileType] { availableRawPhotoPixelFormatTypes.isEmpty ? [] : [.dng] }
 
     /// The flash modes the connected camera supports (`supportedFlashModes`): `[.off]`, as no
     /// backend fires a flash for a photo yet (a camera's flash LED is its torch,
@@ -90,7 +104,7 @@ public final class CapturePhotoOutput: CaptureOutput, @unchecked Sendable {
     /// file type or flash mode, or reused settings then arrive as the error of the last two.
     public func capturePhoto(with settings: CapturePhotoSettings, delegate: any CapturePhotoCaptureDelegate, queue: DispatchQueue? = nil) {
         engine.submit(settings, sink: .delegate(delegate, queue ?? callbackQueue, self), owner: self,
-                      fileTypes: availablePhotoFileTypes, ceiling: maxPhotoDimensions)
+                      fileTypes: availablePhotoFileTypes + [.dng], ceiling: maxPhotoDimensions)
     }
 
     /// Takes a photo and returns it once it is encoded: the async form of
@@ -98,7 +112,7 @@ public final class CapturePhotoOutput: CaptureOutput, @unchecked Sendable {
     public func capturePhoto(with settings: CapturePhotoSettings = CapturePhotoSettings()) async throws(CaptureError) -> CapturePhoto {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<CapturePhoto, CaptureError>, Never>) in
             engine.submit(settings, sink: .completion { continuation.resume(returning: $0) }, owner: self,
-                          fileTypes: availablePhotoFileTypes, ceiling: maxPhotoDimensions)
+                          fileTypes: availablePhotoFileTypes + [.dng], ceiling: maxPhotoDimensions)
         }
         return try result.get()
     }

@@ -48,11 +48,31 @@ public struct CapturePhotoSettings: Sendable, Hashable {
     /// for a photo after a change the newest frame cannot show yet (a light switched on, a
     /// focus or exposure change). False by default.
     public var waitsForNextFrame = false
+    /// The Bayer format of a raw photo (`rawPhotoPixelFormatType`): one of
+    /// ``CapturePhotoOutput/availableRawPhotoPixelFormatTypes``, the format the camera streams.
+    /// Set by ``init(rawPixelFormat:)``; nil for a processed photo.
+    public var rawPhotoPixelFormat: PixelFormat?
 
     /// Settings for a photo in `fileType` (JPEG by default) with a new ``uniqueID``.
     public init(fileType: PhotoFileType = .jpeg) {
         uniqueID = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.fileType = fileType
+    }
+
+    /// Settings for a raw photo (`init(rawPixelFormatType:)`): the sensor's samples in
+    /// `rawPixelFormat` (a Bayer format the camera streams, see
+    /// ``CapturePhotoOutput/availableRawPhotoPixelFormatTypes``) written as they are to a DNG
+    /// file. The photo is the frame's full size (``maxPhotoDimensions`` cannot shrink it) and
+    /// its orientation is written as the file's `Orientation` tag, never applied to the samples.
+    ///
+    /// ```swift
+    /// guard let raw = photoOutput.availableRawPhotoPixelFormatTypes.first else { return }
+    /// let photo = try await photoOutput.capturePhoto(with: CapturePhotoSettings(rawPixelFormat: raw))
+    /// try photo.fileDataRepresentation()!.write(to: URL(fileURLWithPath: "photo.dng"))
+    /// ```
+    public init(rawPixelFormat: PixelFormat) {
+        self.init(fileType: .dng)
+        rawPhotoPixelFormat = rawPixelFormat
     }
 
     /// A copy of `settings` with a new ``uniqueID`` (`init(from:)`), for the next request.
@@ -67,6 +87,7 @@ public struct CapturePhotoSettings: Sendable, Hashable {
         livePhotoMovieFileURL = settings.livePhotoMovieFileURL
         previewPhotoPixelFormat = settings.previewPhotoPixelFormat
         previewPhotoDimensions = settings.previewPhotoDimensions
+        rawPhotoPixelFormat = settings.rawPhotoPixelFormat
     }
 
     /// Settings from AVFoundation's dictionary (`init(format:)`): ``VideoCodecKey`` picks the

@@ -131,7 +131,8 @@ final class PhotoCaptureEngine: @unchecked Sendable {
         guard fresh else {
             throw .invalidArgument("photo settings \(settings.uniqueID) were already used: make new settings, or a copy with CapturePhotoSettings(from:)")
         }
-        guard fileTypes.contains(settings.fileType), settings.fileType.isEncodable else {
+        // Whether a raw photo can be written depends on the camera's format: checked below.
+        guard fileTypes.contains(settings.fileType), settings.fileType.isRaw || settings.fileType.isEncodable else {
             throw CaptureError(.unsupportedFormat, "\(settings.fileType) photos cannot be written here; available: \(fileTypes.filter(\.isEncodable).map(\.rawValue).joined(separator: ", "))")
         }
         guard settings.quality.isFinite, (0...1).contains(settings.quality) else {
@@ -173,16 +174,20 @@ final class PhotoCaptureEngine: @unchecked Sendable {
 
         let active = device.activeFormat
         let activeSize = PhotoDimensions(width: active.width, height: active.height)
-        let box = settings.maxPhotoDimensions ?? activeSize
-        let stillFormat = Self.stillFormat(for: box, on: device, in: session)
+        let raw = settings.fileType.isRaw
+        if raw || settings.rawPhotoPixelFormat != nil { try Self.checkRaw(settings, streamed: active, by: device) }
+        // A raw photo is the sensor's samples as they came: never scaled, switched or turned.
+        let box = raw ? activeSize : settings.maxPhotoDimensions ?? activeSize
+        let stillFormat = raw ? nil : Self.stillFormat(for: box, on: device, in: session)
         let frameSize = stillFormat.map { PhotoDimensions(width: $0.width, height: $0.height) } ?? activeSize.scaledToFit(box)
         let orientation = EXIFOrientation(rotationAngle: connection.videoRotationAngle, isMirrored: connection.isVideoMirrored)
-        let turns = settings.appliesOrientationToPixels && orientation.swapsDimensions
+        let turnsPixels = settings.appliesOrientationToPixels && !raw
+        let turns = turnsPixels && orientation.swapsDimensions
         let resolved = CaptureResolvedPhotoSettings(
             uniqueID: settings.uniqueID, fileType: settings.fileType, quality: settings.quality,
             photoDimensions: turns ? PhotoDimensions(width: frameSize.height, height: frameSize.width) : frameSize,
-            flashMode: settings.flashMode, orientation: settings.appliesOrientationToPixels ? .up : orientation,
-            appliesOrientationToPixels: settings.appliesOrientationToPixels, switchesDeviceFormat: stillFormat != nil,
+            flashMode: settings.flashMode, orientation: turnsPixels ? .up : orientation,
+            appliesOrientationToPixels: turnsPixels, switchesDeviceFormat: stillFormat != nil,
             previewDimensions: settings.previewPhotoPixelFormat == nil ? .zero
                 : frameSize.scaledToFit(settings.previewPhotoDimensions ?? PhotoDimensions(width: 256, height: 256)),
             previewPixelFormat: settings.previewPhotoPixelFormat)
@@ -202,6 +207,28 @@ final class PhotoCaptureEngine: @unchecked Sendable {
         return PhotoRequest(plan: plan, resolved: resolved, sink: sink, session: session, device: device)
     }
 
+    /// Throws unless a raw photo as `settings` asks can be taken from `device` streaming
+    /// `streamed`: DNG settings, libtiff installed, a Bayer format streamed, and the one asked for.
+    private static func checkRaw(_ settings: CapturePhotoSettings, streamed: CaptureDevice.Format, by device: CaptureDevice) throws(CaptureError) {
+        guard settings.fileType.isRaw else {
+            throw .invalidArgument("a raw pixel format needs a raw file type: make the settings with CapturePhotoSettings(rawPixelFormat:)")
+        }
+        guard settings.fileType.isEncodable else {
+            throw CaptureError(.notSupported, "DNG photos need libtiff, which cannot be loaded here (install libtiff6)")
+        }
+        guard let format = streamed.pixelFormat, format.isBayer else {
+            let bayer = Set(device.formats.compactMap(\.pixelFormat).filter(\.isBayer)).map(\.rawValue).sorted()
+            throw CaptureError(.unsupportedFormat, "\(device.localizedName) streams \(streamed.pixelFormat?.rawValue ?? streamed.fourCC ?? "a compressed format"), not raw Bayer samples: "
+                               + (bayer.isEmpty ? "it offers no Bayer format, so it cannot take raw photos"
+                                  : "make one of its Bayer formats (\(bayer.joined(separator: ", "))) the active format to take raw photos"),
+                               deviceID: device.uniqueID)
+        }
+        if let wanted = settings.rawPhotoPixelFormat, wanted != format {
+            throw CaptureError(.unsupportedFormat, "\(device.localizedName) streams \(format), so a raw photo cannot be \(wanted) (availableRawPhotoPixelFormatTypes: \(format))",
+                               deviceID: device.uniqueID)
+        }
+    }
+
     /// The device format to switch to so the photo gets more pixels than the stream has, within
     /// `box`; nil when the active format is already the best fit, or when another output on the
     /// device could not take a change of frame size (a recording movie file).
@@ -216,9 +243,14 @@ final class PhotoCaptureEngine: @unchecked Sendable {
             return !(output is SampleBufferOutput || output is CapturePhotoOutput || output is CaptureStillImageOutput)
         }
         guard !blocked else { return nil }
+        // At one size: the stream's own layout, then anything but raw Bayer (a processed photo
+        // from raw samples is only as good as libswscale's demosaicing).
+        func preference(_ format: CaptureDevice.Format) -> Int {
+            format.pixelFormat == active.pixelFormat ? 2 : format.pixelFormat?.isBayer == true ? 0 : 1
+        }
         return larger.max { a, b in
             if a.width * a.height != b.width * b.height { return a.width * a.height < b.width * b.height }
-            return (a.pixelFormat == active.pixelFormat ? 1 : 0) < (b.pixelFormat == active.pixelFormat ? 1 : 0)
+            return preference(a) < preference(b)
         }
     }
 

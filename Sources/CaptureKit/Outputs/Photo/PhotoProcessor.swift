@@ -8,11 +8,13 @@ enum PhotoProcessor {
         guard let frame = sample.pixelBuffer else { throw .internalError("a photo request was given an audio sample") }
         let settings = plan.settings
         let frameSize = PhotoDimensions(width: frame.width, height: frame.height).scaledToFit(plan.box)
-        let pixelTurn: EXIFOrientation = settings.appliesOrientationToPixels ? plan.orientation : .up
+        // Raw samples are never turned: a demosaicer needs them where the sensor had them.
+        let turnsPixels = settings.appliesOrientationToPixels && !settings.fileType.isRaw
+        let pixelTurn: EXIFOrientation = turnsPixels ? plan.orientation : .up
         let stored = pixelTurn.swapsDimensions ? PhotoDimensions(width: frameSize.height, height: frameSize.width) : frameSize
 
         var metadata = EXIFMetadata()
-        metadata.orientation = settings.appliesOrientationToPixels ? .up : plan.orientation
+        metadata.orientation = turnsPixels ? .up : plan.orientation
         metadata.make = plan.make
         metadata.model = plan.model
         metadata.software = "CaptureKit"
@@ -37,6 +39,9 @@ enum PhotoProcessor {
                                           quality: quality, applying: pixelTurn, metadata: metadata)
         case .png:
             data = try PNGEncoder.encode(try input(.rgb24), applying: pixelTurn, metadata: metadata)
+        case .dng:
+            // The samples as they came, at the frame's size, the orientation in a tag.
+            data = try DNGEncoder.encode(frame, metadata: metadata)
         case .heif:
             data = try HEIFEncoder.encode(try input(.yuv420p), quality: quality, applying: pixelTurn,
                                           displayOrientation: metadata.orientation, metadata: metadata)

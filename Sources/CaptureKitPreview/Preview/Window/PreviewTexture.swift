@@ -26,7 +26,7 @@ final class PreviewTexture {
         // SDL names packed 32-bit formats by their value in a little-endian word.
         case .bgra: return SDL_PIXELFORMAT_ARGB8888.rawValue
         case .rgba: return SDL_PIXELFORMAT_ABGR8888.rawValue
-        case .yuv422p, .gray8: return nil
+        default: return nil  // planar 4:2:2, grey and raw Bayer are converted first
         }
     }
 

@@ -7,7 +7,8 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
     @Suite struct FormatListTests {
         /// The FourCCs CaptureKit delivers; v4l2-ctl's list is compared restricted to them
         /// (vivid offers 83 raw formats, most of which no webcam sends).
-        static let supported: Set<String> = ["YUYV", "UYVY", "NV12", "NV21", "YU12", "RGB3", "BGR3", "GREY", "MJPG", "JPEG"]
+        static let supported: Set<String> = ["YUYV", "UYVY", "NV12", "NV21", "YU12", "RGB3", "BGR3", "GREY", "MJPG", "JPEG",
+                                             "BA81", "GBRG", "GRBG", "RGGB", "BYR2", "GB16", "GR16", "RG16"]
 
         static func entries(_ device: CaptureDevice) -> [V4L2Ctl.FormatEntry] {
             device.formats.map { format in
