@@ -400,13 +400,22 @@ static void stream_param(void *data, uint32_t id, const struct spa_pod *param) {
         s->has_format = 1;
     }
     /* Ask for the header meta: it carries the capture time and sequence number. */
-    uint8_t buffer[256];
+    uint8_t buffer[512];
     struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
-    const struct spa_pod *params[1];
-    params[0] = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
-                                           SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Header),
-                                           SPA_PARAM_META_size, SPA_POD_Int(sizeof(struct spa_meta_header)));
-    pw_stream_update_params(s->stream, params, 1);
+    const struct spa_pod *params[2];
+    uint32_t count = 0;
+    params[count++] = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
+                                                 SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Header),
+                                                 SPA_PARAM_META_size, SPA_POD_Int(sizeof(struct spa_meta_header)));
+    /* A compressed frame's size is the producer's guess; one that guesses from nothing (a
+       GStreamer pipewiresink gives 8 KiB) cuts every JPEG short. Ask for room for two bytes
+       a pixel, more than any camera's JPEG of the frame takes. */
+    if (s->has_format && s->negotiated.subtype != CK_PW_SUBTYPE_RAW) {
+        int32_t room = (int32_t)SPA_MIN((uint64_t)s->negotiated.width * s->negotiated.height * 2, (uint64_t)INT32_MAX);
+        params[count++] = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
+                                                     SPA_PARAM_BUFFERS_size, SPA_POD_CHOICE_RANGE_Int(room, room, INT32_MAX));
+    }
+    pw_stream_update_params(s->stream, params, count);
 }
 
 static void stream_process(void *data) {

@@ -116,12 +116,14 @@ enum PhotoCommand: Command {
         }
     }
 
-    /// Makes the camera's largest Bayer format within `size` its active format.
+    /// Makes the camera's largest Bayer format within `size` (of the deepest samples at that
+    /// size) its active format.
     private static func streamRaw(on device: CaptureDevice, within size: (width: Int, height: Int)?) throws {
         let bayer = device.formats.filter { format in
             format.pixelFormat?.isBayer == true && size.map { format.width <= $0.width && format.height <= $0.height } ?? true
         }
-        guard let largest = bayer.max(by: { $0.width * $0.height < $1.width * $1.height }) else {
+        // The most pixels, then the deepest samples.
+        guard let largest = bayer.max(by: { ($0.width * $0.height, $0.pixelFormat?.bayerBitDepth ?? 0) < ($1.width * $1.height, $1.pixelFormat?.bayerBitDepth ?? 0) }) else {
             throw CaptureError(.unsupportedFormat, "\(device.localizedName) offers no raw Bayer format\(size.map { " within \($0.width)x\($0.height)" } ?? ""), "
                                + "so it cannot take DNG photos; 'capture formats' lists its formats", deviceID: device.uniqueID)
         }

@@ -16,8 +16,7 @@ package enum LumaFrame {
                 throw .internalError("libyuv took no luma from a \(frame.pixelFormat) frame")
             }
             return luma
-        case .rgb24, .bgr24, .bgra, .rgba,
-             .bayerBGGR8, .bayerGBRG8, .bayerGRBG8, .bayerRGGB8, .bayerBGGR16, .bayerGBRG16, .bayerGRBG16, .bayerRGGB16:
+        default:  // RGB and raw Bayer
             guard let grey = try sample.converted(to: VideoTarget(pixelFormat: .gray8)).pixelBuffer else {
                 throw .internalError("a grey conversion of a video frame has no pixels")
             }

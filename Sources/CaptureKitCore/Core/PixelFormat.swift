@@ -41,6 +41,24 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     case bayerGRBG16 = "bayer_grbg16le"
     /// Raw Bayer, 16 bits, rows R G… then G B… (V4L2 `RG16`).
     case bayerRGGB16 = "bayer_rggb16le"
+    /// Raw Bayer, 10-bit samples in the low bits of 16-bit little-endian words (unpacked), rows
+    /// B G… then G R… (V4L2 `BG10`, `SBGGR10`).
+    case bayerBGGR10 = "bayer_bggr10le"
+    /// Raw Bayer, 10 bits in 16, rows G B… then R G… (V4L2 `GB10`).
+    case bayerGBRG10 = "bayer_gbrg10le"
+    /// Raw Bayer, 10 bits in 16, rows G R… then B G… (V4L2 `BA10`).
+    case bayerGRBG10 = "bayer_grbg10le"
+    /// Raw Bayer, 10 bits in 16, rows R G… then G B… (V4L2 `RG10`).
+    case bayerRGGB10 = "bayer_rggb10le"
+    /// Raw Bayer, 12-bit samples in the low bits of 16-bit little-endian words, rows B G… then
+    /// G R… (V4L2 `BG12`, `SBGGR12`).
+    case bayerBGGR12 = "bayer_bggr12le"
+    /// Raw Bayer, 12 bits in 16, rows G B… then R G… (V4L2 `GB12`).
+    case bayerGBRG12 = "bayer_gbrg12le"
+    /// Raw Bayer, 12 bits in 16, rows G R… then B G… (V4L2 `BA12`).
+    case bayerGRBG12 = "bayer_grbg12le"
+    /// Raw Bayer, 12 bits in 16, rows R G… then G B… (V4L2 `RG12`).
+    case bayerRGGB12 = "bayer_rggb12le"
 
     public var description: String { rawValue }
 
@@ -48,8 +66,7 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     public var isYUV: Bool {
         switch self {
         case .yuyv422, .uyvy422, .nv12, .nv21, .yuv420p, .yuv422p, .gray8: return true
-        case .rgb24, .bgr24, .bgra, .rgba: return false
-        case .bayerBGGR8, .bayerGBRG8, .bayerGRBG8, .bayerRGGB8, .bayerBGGR16, .bayerGBRG16, .bayerGRBG16, .bayerRGGB16: return false
+        default: return false  // RGB and raw Bayer
         }
     }
 
@@ -63,19 +80,34 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// 2 blue: DNG's `CFAPattern`), or nil for other formats.
     public var bayerPattern: [UInt8]? {
         switch self {
-        case .bayerBGGR8, .bayerBGGR16: return [2, 1, 1, 0]
-        case .bayerGBRG8, .bayerGBRG16: return [1, 2, 0, 1]
-        case .bayerGRBG8, .bayerGRBG16: return [1, 0, 2, 1]
-        case .bayerRGGB8, .bayerRGGB16: return [0, 1, 1, 2]
+        case .bayerBGGR8, .bayerBGGR10, .bayerBGGR12, .bayerBGGR16: return [2, 1, 1, 0]
+        case .bayerGBRG8, .bayerGBRG10, .bayerGBRG12, .bayerGBRG16: return [1, 2, 0, 1]
+        case .bayerGRBG8, .bayerGRBG10, .bayerGRBG12, .bayerGRBG16: return [1, 0, 2, 1]
+        case .bayerRGGB8, .bayerRGGB10, .bayerRGGB12, .bayerRGGB16: return [0, 1, 1, 2]
         default: return nil
         }
     }
 
-    /// Bits per sample of a Bayer frame (8 or 16), nil for other formats.
+    /// The significant bits of a Bayer frame's samples (8, 10, 12 or 16; all but 8 are stored
+    /// in 16-bit words), nil for other formats.
     public var bayerBitDepth: Int? {
         switch self {
         case .bayerBGGR8, .bayerGBRG8, .bayerGRBG8, .bayerRGGB8: return 8
+        case .bayerBGGR10, .bayerGBRG10, .bayerGRBG10, .bayerRGGB10: return 10
+        case .bayerBGGR12, .bayerGBRG12, .bayerGRBG12, .bayerRGGB12: return 12
         case .bayerBGGR16, .bayerGBRG16, .bayerGRBG16, .bayerRGGB16: return 16
+        default: return nil
+        }
+    }
+
+    /// The 16-bit Bayer format with the same colour filter layout (for 10- and 12-bit samples
+    /// moved to the top bits), nil for other formats.
+    package var bayer16: PixelFormat? {
+        switch bayerPattern {
+        case [2, 1, 1, 0]?: return .bayerBGGR16
+        case [1, 2, 0, 1]?: return .bayerGBRG16
+        case [1, 0, 2, 1]?: return .bayerGRBG16
+        case [0, 1, 1, 2]?: return .bayerRGGB16
         default: return nil
         }
     }
@@ -108,8 +140,8 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .gray8: return [PlaneLayout(bytesPerGroup: 1, pixelsPerGroup: 1, verticalSubsampling: 1)]
         case .rgb24, .bgr24: return [PlaneLayout(bytesPerGroup: 3, pixelsPerGroup: 1, verticalSubsampling: 1)]
         case .bgra, .rgba: return [PlaneLayout(bytesPerGroup: 4, pixelsPerGroup: 1, verticalSubsampling: 1)]
-        case .bayerBGGR8, .bayerGBRG8, .bayerGRBG8, .bayerRGGB8: return [PlaneLayout(bytesPerGroup: 1, pixelsPerGroup: 1, verticalSubsampling: 1)]
-        case .bayerBGGR16, .bayerGBRG16, .bayerGRBG16, .bayerRGGB16: return [PlaneLayout(bytesPerGroup: 2, pixelsPerGroup: 1, verticalSubsampling: 1)]
+        default:  // raw Bayer: one sample a pixel, in a byte or a 16-bit word
+            return [PlaneLayout(bytesPerGroup: bayerBitDepth == 8 ? 1 : 2, pixelsPerGroup: 1, verticalSubsampling: 1)]
         }
     }
 

@@ -3,8 +3,8 @@ internal import CTIFF
 import Foundation
 
 /// DNG files from raw Bayer frames, by libtiff: the sensor's samples exactly as the camera
-/// delivered them (8 or 16 bits), with the colour filter's layout (`CFAPattern`), the white
-/// level, the orientation and who made it. Raw converters (dcraw, LibRaw, darktable,
+/// delivered them (8 bits, or 10, 12 or 16 in 16-bit words), with the colour filter's layout
+/// (`CFAPattern`), the white level (the depth's largest value), the orientation and who made it. Raw converters (dcraw, LibRaw, darktable,
 /// RawTherapee, Lightroom) demosaic and colour-correct them.
 ///
 /// A camera that delivers raw frames through V4L2 or a virtual camera says nothing of its
@@ -19,7 +19,7 @@ package enum DNGEncoder {
     /// make, model, software and capture time. Wraps TIFFClientOpenExt, TIFFSetField and
     /// TIFFWriteScanline.
     package static func encode(_ frame: PixelBuffer, metadata: EXIFMetadata) throws(CaptureError) -> Data {
-        guard let pattern = frame.pixelFormat.bayerPattern, let bits = frame.pixelFormat.bayerBitDepth else {
+        guard let pattern = frame.pixelFormat.bayerPattern, let depth = frame.pixelFormat.bayerBitDepth else {
             throw CaptureError(.unsupportedFormat, "a DNG file holds raw Bayer samples, not \(frame.pixelFormat) frames")
         }
         try loadSharedLibrary("libtiff", ck_tiff_load)
@@ -35,11 +35,12 @@ package enum DNGEncoder {
                         withOptionalCString(metadata.software) { software in
                             withOptionalCString(dateTime) { date in
                                 var image = ck_dng_image(
-                                    width: Int32(frame.width), height: Int32(frame.height), bits_per_sample: Int32(bits),
+                                    width: Int32(frame.width), height: Int32(frame.height),
+                                    bits_per_sample: Int32(frame.pixelFormat.planeLayouts[0].bytesPerGroup * 8),
                                     samples: samples.baseAddress?.assumingMemoryBound(to: UInt8.self),
                                     bytes_per_row: frame.bytesPerRow(ofPlane: 0),
                                     cfa_pattern: (pattern[0], pattern[1], pattern[2], pattern[3]),
-                                    white_level: UInt32((1 << bits) - 1), orientation: UInt16(metadata.orientation.rawValue),
+                                    white_level: UInt32((1 << depth) - 1), orientation: UInt16(metadata.orientation.rawValue),
                                     make: make, model: model, unique_camera_model: unique, software: software, date_time: date)
                                 return ck_dng_encode(&image, &bytes, &count, &message, message.count)
                             }

@@ -24,8 +24,8 @@ package enum JPEGEncoder {
         case .yuyv422, .uyvy422, .yuv422p: return .yuv422p
         case .gray8: return .gray8
         case .rgb24, .bgr24, .bgra, .rgba: return format
-        // Demosaiced by libswscale: JPEG keeps colour, not the sensor's samples.
-        case .bayerBGGR8, .bayerGBRG8, .bayerGRBG8, .bayerRGGB8, .bayerBGGR16, .bayerGBRG16, .bayerGRBG16, .bayerRGGB16: return .rgb24
+        // Raw Bayer, demosaiced by libswscale: JPEG keeps colour, not the sensor's samples.
+        default: return .rgb24
         }
     }
 

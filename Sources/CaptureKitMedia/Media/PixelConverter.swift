@@ -1,5 +1,6 @@
 import CaptureKitCore
 package import CFFmpeg
+import CYUV
 import Synchronization
 
 /// Converts frames between pixel formats and sizes, reusing scaler contexts and destination
@@ -42,6 +43,11 @@ package final class PixelConverter: Sendable {
     /// refused), through the library chosen for the pair otherwise.
     package func convert(_ source: PixelBuffer, to format: PixelFormat, width: Int, height: Int,
                          through library: Library? = nil) throws(CaptureError) -> PixelBuffer {
+        // 10- and 12-bit Bayer samples sit in the low bits of their words; libswscale takes
+        // 16-bit ones, so they are moved to the top bits first (libyuv).
+        if let depth = source.pixelFormat.bayerBitDepth, depth != 8, depth != 16, let wide = source.pixelFormat.bayer16 {
+            return try convert(msbAligned(source, depth: depth, as: wide), to: format, width: width, height: height, through: library)
+        }
         // Raw Bayer is demosaiced to RGB first, by libswscale at the frame's size: its direct
         // Bayer → YUV path (FFmpeg 5.1) gets the colours wrong (a yellow bar comes out cyan).
         if source.pixelFormat.isBayer, format != .rgb24 {
@@ -97,6 +103,20 @@ package final class PixelConverter: Sendable {
         return luma
     }
 
+    /// `source`'s `depth`-bit samples moved to the top of their 16-bit words, as `wide`.
+    /// Wraps libyuv's ConvertToMSBPlane_16.
+    private func msbAligned(_ source: PixelBuffer, depth: Int, as wide: PixelFormat) throws(CaptureError) -> PixelBuffer {
+        let key = Key(source: source.pixelFormat, sourceWidth: source.width, sourceHeight: source.height,
+                      target: wide, targetWidth: source.width, targetHeight: source.height)
+        let destination = try destinationPool(for: key).makeBuffer()
+        // Both frames outlive this call, and their storage never moves.
+        let from = UnsafePointer((source.storage.bytes + source.planes[0].offset).assumingMemoryBound(to: UInt16.self))
+        let to = (destination.storage.bytes + destination.planes[0].offset).assumingMemoryBound(to: UInt16.self)
+        ConvertToMSBPlane_16(from, Int32(source.bytesPerRow(ofPlane: 0) / 2), to, Int32(destination.bytesPerRow(ofPlane: 0) / 2),
+                             Int32(source.width), Int32(source.height), Int32(depth))
+        return destination
+    }
+
     private func destinationPool(for key: Key) throws(CaptureError) -> PixelBufferPool {
         if let pool = pools.withLock({ $0[key] }) { return pool }
         let pool = try PixelBufferPool(width: key.targetWidth, height: key.targetHeight, pixelFormat: key.target)
@@ -149,6 +169,11 @@ extension PixelFormat {
         case .bayerGBRG16: return AV_PIX_FMT_BAYER_GBRG16LE
         case .bayerGRBG16: return AV_PIX_FMT_BAYER_GRBG16LE
         case .bayerRGGB16: return AV_PIX_FMT_BAYER_RGGB16LE
+        // 10- and 12-bit samples are moved to the top bits before libswscale sees them.
+        case .bayerBGGR10, .bayerBGGR12: return AV_PIX_FMT_BAYER_BGGR16LE
+        case .bayerGBRG10, .bayerGBRG12: return AV_PIX_FMT_BAYER_GBRG16LE
+        case .bayerGRBG10, .bayerGRBG12: return AV_PIX_FMT_BAYER_GRBG16LE
+        case .bayerRGGB10, .bayerRGGB12: return AV_PIX_FMT_BAYER_RGGB16LE
         }
     }
 }

@@ -195,3 +195,39 @@ func makePhotoCamera(_ label: String, pixelFormat: PixelFormat = .nv12, sizes: [
         configuration.position = position
     }
 }
+
+/// A Netpbm file (P5 grey or P6 colour, 8- or 16-bit) as dcraw and FFmpeg write it: width,
+/// height, channels and the samples.
+struct NetpbmImage {
+    var width = 0, height = 0, channels = 0
+    var samples: [Int] = []
+
+    init(_ data: Data) throws {
+        let bytes = [UInt8](data)
+        var fields: [String] = [], index = 0, current = ""
+        while fields.count < 4, index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") {
+                if !current.isEmpty { fields.append(current); current = "" }
+            } else {
+                current.append(Character(UnicodeScalar(byte)))
+            }
+        }
+        guard fields.count == 4, let w = Int(fields[1]), let h = Int(fields[2]), let maximum = Int(fields[3]) else {
+            throw ToolError(description: "not a Netpbm header: \(fields)")
+        }
+        width = w
+        height = h
+        channels = fields[0] == "P6" ? 3 : 1
+        let wide = maximum > 255
+        let count = w * h * channels
+        guard bytes.count - index >= count * (wide ? 2 : 1) else { throw ToolError(description: "a short Netpbm file") }
+        samples = (0..<count).map { wide ? Int(bytes[index + 2 * $0]) << 8 | Int(bytes[index + 2 * $0 + 1]) : Int(bytes[index + $0]) }
+    }
+
+    func pixel(x: Int, y: Int) -> [Int] {
+        let start = (y * width + x) * channels
+        return Array(samples[start..<start + channels])
+    }
+}

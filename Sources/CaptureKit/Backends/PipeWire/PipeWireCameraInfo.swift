@@ -43,9 +43,18 @@ struct PipeWireCameraInfo: Sendable {
     }
 
     /// The formats one enumerated entry stands for: each size (of the ladder, for a range) with
-    /// each of its rates, raw layouts CaptureKit knows only.
+    /// each of its rates, for raw layouts CaptureKit knows and Motion JPEG (decoded to RGB).
     private static func expand(_ entry: ck_pw_format) -> [(format: CaptureDevice.Format, request: ck_pw_format)] {
-        guard entry.subtype == UInt32(CK_PW_SUBTYPE_RAW), let pixelFormat = pixelFormat(entry.pixels) else { return [] }
+        let pixelFormat: PixelFormat, encoding: CaptureDevice.Format.Encoding
+        switch entry.subtype {
+        case UInt32(CK_PW_SUBTYPE_RAW):
+            guard let layout = Self.pixelFormat(entry.pixels) else { return [] }
+            (pixelFormat, encoding) = (layout, .uncompressed)
+        case UInt32(CK_PW_SUBTYPE_MJPEG):
+            (pixelFormat, encoding) = (.rgb24, .mjpeg)
+        default:
+            return []  // H.264 nodes are not read
+        }
         let sizes: [VideoDimensions]
         if entry.min_width == entry.max_width, entry.min_height == entry.max_height {
             sizes = [VideoDimensions(width: Int(entry.width), height: Int(entry.height))]
@@ -79,7 +88,8 @@ struct PipeWireCameraInfo: Sendable {
             var request = entry
             request.width = UInt32(size.width)
             request.height = UInt32(size.height)
-            return (CaptureDevice.Format(pixelFormat: pixelFormat, width: size.width, height: size.height, frameRateRanges: ranges), request)
+            return (CaptureDevice.Format(pixelFormat: pixelFormat, width: size.width, height: size.height, frameRateRanges: ranges,
+                                         encoding: encoding, fourCC: nil), request)
         }
     }
 

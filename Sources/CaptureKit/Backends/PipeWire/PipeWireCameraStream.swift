@@ -4,9 +4,9 @@ import Foundation
 import Synchronization
 
 /// A running capture from one PipeWire camera node: a `pw_stream` (through the shim) whose
-/// frames, on its own thread, are copied into pooled buffers and stamped with the capture time
-/// of the buffer's header (`spa_meta_header.pts`, on the monotonic clock) or, without one,
-/// their arrival.
+/// frames, on its own thread, are copied into pooled buffers (Motion JPEG ones decoded, their
+/// JPEG kept beside them as V4L2's are) and stamped with the capture time of the buffer's
+/// header (`spa_meta_header.pts`, on the monotonic clock) or, without one, their arrival.
 ///
 /// When the node goes away (a camera unplugged, its daemon's monitor gone), the stream reports
 /// `.disconnected`; when a node of the same name is listed again it reopens it with the same
@@ -26,6 +26,9 @@ final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
     private let configuration: StreamConfiguration
     private let sink: StreamSink
     private let pool: PixelBufferPool
+    /// For a Motion JPEG format: its decoder, and the pool its JPEGs are kept in.
+    private let decoder: MJPEGDecoder?
+    private let jpegPool: StoragePool?
     private let pixelFormat: PixelFormat
     private let frameDuration: MediaTime
     private let state = Mutex(PipeWireStreamState<Handle>())
@@ -48,7 +51,16 @@ final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
         self.pixelFormat = pixelFormat
         frameDuration = configuration.frameDuration.isNumeric && configuration.frameDuration > .zero
             ? configuration.frameDuration : configuration.format.minFrameDuration
-        pool = try PixelBufferPool(width: configuration.format.width, height: configuration.format.height, pixelFormat: pixelFormat)
+        let width = configuration.format.width, height = configuration.format.height
+        pool = try PixelBufferPool(width: width, height: height, pixelFormat: pixelFormat)
+        if configuration.format.encoding == .mjpeg {
+            decoder = try MJPEGDecoder(width: width, height: height)
+            // Room for any JPEG of the frame that a camera sends (they are a tenth of this).
+            jpegPool = StoragePool(blockSize: max(width * height * 3, 1 << 16), maximumIdle: 4)
+        } else {
+            decoder = nil
+            jpegPool = nil
+        }
         try open()
         provider.watch(backend.nodeName, for: self) { [weak self] present in self?.nodeChanged(present: present) }
     }
@@ -136,18 +148,29 @@ final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
         }
         lastHeaderSequence = headerSequence
         let buffer: PixelBuffer
-        do {
-            buffer = try pool.makeBuffer()
-        } catch {
-            sink.event(.droppedFrames(count: 1))
-            return
-        }
-        guard copy(data, size: size, stride: stride, into: buffer) else {
-            sink.event(.droppedFrames(count: 1))
-            return
+        var compressed: CompressedFrame?
+        if let decoder, let jpegPool {
+            let jpeg = UnsafeRawBufferPointer(start: data, count: size)
+            do {
+                buffer = try decoder.decode(jpeg)
+                let storage = try jpegPool.take()
+                guard size <= storage.byteCount else { throw CaptureError.internalError("a \(size)-byte JPEG") }
+                storage.bytes.copyMemory(from: data, byteCount: size)
+                compressed = CompressedFrame(codec: .jpeg, storage: storage, byteCount: size)
+            } catch {
+                // A damaged or oversized JPEG is a lost frame, counted as one.
+                sink.event(.droppedFrames(count: 1))
+                return
+            }
+        } else {
+            guard let copied = try? pool.makeBuffer(), copy(data, size: size, stride: stride, into: copied) else {
+                sink.event(.droppedFrames(count: 1))
+                return
+            }
+            buffer = copied
         }
         let sample = SampleBuffer(media: .video(buffer), presentationTimeStamp: MediaTime(value: captured, timescale: 1_000_000_000),
-                                  duration: frameDuration, sequenceNumber: sequence)
+                                  duration: frameDuration, sequenceNumber: sequence, compressedFrame: compressed)
         sequence += 1
         sink.deliver(sample)
     }

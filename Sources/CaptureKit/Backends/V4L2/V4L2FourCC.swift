@@ -31,11 +31,17 @@ struct V4L2FourCC: Sendable, Hashable, CustomStringConvertible {
     static let grey = V4L2FourCC("GREY")
     static let mjpeg = V4L2FourCC("MJPG")
     static let jpeg = V4L2FourCC("JPEG")
-    /// Raw Bayer codes, 8 and 16 bits (`V4L2_PIX_FMT_SBGGR8` … `V4L2_PIX_FMT_SRGGB16`).
+    /// Raw Bayer codes: 8 bits, and 10, 12 and 16 bits unpacked in 16-bit words
+    /// (`V4L2_PIX_FMT_SBGGR8` … `V4L2_PIX_FMT_SRGGB16`; not the packed `pBAA`-style codes).
     static let bayer: [(code: V4L2FourCC, format: PixelFormat)] = [
         (V4L2FourCC("BA81"), .bayerBGGR8), (V4L2FourCC("GBRG"), .bayerGBRG8), (V4L2FourCC("GRBG"), .bayerGRBG8),
-        (V4L2FourCC("RGGB"), .bayerRGGB8), (V4L2FourCC("BYR2"), .bayerBGGR16), (V4L2FourCC("GB16"), .bayerGBRG16),
-        (V4L2FourCC("GR16"), .bayerGRBG16), (V4L2FourCC("RG16"), .bayerRGGB16),
+        (V4L2FourCC("RGGB"), .bayerRGGB8),
+        (V4L2FourCC("BG10"), .bayerBGGR10), (V4L2FourCC("GB10"), .bayerGBRG10), (V4L2FourCC("BA10"), .bayerGRBG10),
+        (V4L2FourCC("RG10"), .bayerRGGB10),
+        (V4L2FourCC("BG12"), .bayerBGGR12), (V4L2FourCC("GB12"), .bayerGBRG12), (V4L2FourCC("BA12"), .bayerGRBG12),
+        (V4L2FourCC("RG12"), .bayerRGGB12),
+        (V4L2FourCC("BYR2"), .bayerBGGR16), (V4L2FourCC("GB16"), .bayerGBRG16), (V4L2FourCC("GR16"), .bayerGRBG16),
+        (V4L2FourCC("RG16"), .bayerRGGB16),
     ]
 
     /// The layout frames of this code are delivered in: the code's own layout, or RGB for

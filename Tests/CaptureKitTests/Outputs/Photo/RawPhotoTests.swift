@@ -23,7 +23,8 @@ enum BayerScene {
         let colour = format.bayerPattern![(y % 2) * 2 + x % 2]
         let (r, g, b) = rgb(x: x, y: y, width: width, height: height)
         let value = [r, g, b][Int(colour)]
-        return format.bayerBitDepth == 16 ? value * 257 : value
+        let top = (1 << format.bayerBitDepth!) - 1
+        return (value * top + 127) / 255
     }
 
     static func frame(width: Int, height: Int, format: PixelFormat) throws -> PixelBuffer {
@@ -31,7 +32,7 @@ enum BayerScene {
             for y in 0..<height {
                 for x in 0..<width {
                     let value = sample(x: x, y: y, width: width, height: height, format: format)
-                    if format.bayerBitDepth == 16 {
+                    if format.bayerBitDepth != 8 {
                         bytes[y * bytesPerRow + 2 * x] = UInt8(value & 0xFF)
                         bytes[y * bytesPerRow + 2 * x + 1] = UInt8(value >> 8)
                     } else {
@@ -54,42 +55,6 @@ enum BayerScene {
     }
 }
 
-/// A Netpbm file (P5 grey or P6 colour, 16-bit) as dcraw writes it: width, height, channels and
-/// the samples.
-struct NetpbmImage {
-    var width = 0, height = 0, channels = 0
-    var samples: [Int] = []
-
-    init(_ data: Data) throws {
-        let bytes = [UInt8](data)
-        var fields: [String] = [], index = 0, current = ""
-        while fields.count < 4, index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") {
-                if !current.isEmpty { fields.append(current); current = "" }
-            } else {
-                current.append(Character(UnicodeScalar(byte)))
-            }
-        }
-        guard fields.count == 4, let w = Int(fields[1]), let h = Int(fields[2]), let maximum = Int(fields[3]) else {
-            throw ToolError(description: "not a Netpbm header: \(fields)")
-        }
-        width = w
-        height = h
-        channels = fields[0] == "P6" ? 3 : 1
-        let wide = maximum > 255
-        let count = w * h * channels
-        guard bytes.count - index >= count * (wide ? 2 : 1) else { throw ToolError(description: "a short Netpbm file") }
-        samples = (0..<count).map { wide ? Int(bytes[index + 2 * $0]) << 8 | Int(bytes[index + 2 * $0 + 1]) : Int(bytes[index + $0]) }
-    }
-
-    func pixel(x: Int, y: Int) -> [Int] {
-        let start = (y * width + x) * channels
-        return Array(samples[start..<start + channels])
-    }
-}
-
 extension RealTimeCaptureTests {
     /// Raw photos: a camera streaming Bayer samples, its photos as DNG files read back by dcraw
     /// and exiftool (neither written here), and the other outputs given the frames demosaiced.
@@ -109,7 +74,7 @@ extension RealTimeCaptureTests {
             return (session, camera)
         }
 
-        @Test(arguments: [PixelFormat.bayerRGGB8, .bayerBGGR8, .bayerGRBG8, .bayerGBRG8, .bayerGRBG16])
+        @Test(arguments: [PixelFormat.bayerRGGB8, .bayerBGGR8, .bayerGRBG8, .bayerGBRG8, .bayerRGGB10, .bayerBGGR12, .bayerGRBG16])
         func rawPhotoIsTheSensorsSamplesInADNG(_ format: PixelFormat) async throws {
             try #require(PhotoTools.isInstalled("dcraw") && PhotoTools.isInstalled("exiftool"), "dcraw and exiftool (scripts/install-deps.sh)")
             let output = CapturePhotoOutput()
@@ -130,7 +95,7 @@ extension RealTimeCaptureTests {
             #expect(tags["PhotometricInterpretation"] as? Int == 32803, "colour filter array")
             #expect(tags["CFAPattern2"] as? String == format.bayerPattern!.map(String.init).joined(separator: " "), "\(tags["CFAPattern2"] ?? "none")")
             #expect(tags["ImageWidth"] as? Int == Self.width && tags["ImageHeight"] as? Int == Self.height)
-            #expect(tags["BitsPerSample"] as? Int == format.bayerBitDepth)
+            #expect(tags["BitsPerSample"] as? Int == (format.bayerBitDepth == 8 ? 8 : 16))
             #expect(tags["WhiteLevel"] as? Int == (1 << format.bayerBitDepth!) - 1)
             #expect(tags["Model"] as? String == camera.localizedName && tags["Make"] as? String == "CaptureKit")
             #expect(tags["AsShotNeutral"] as? String == "1 1 1")
@@ -158,13 +123,14 @@ extension RealTimeCaptureTests {
             }
         }
 
-        @Test func otherOutputsGetTheFramesDemosaiced() async throws {
+        @Test(arguments: [PixelFormat.bayerBGGR8, .bayerGBRG10, .bayerRGGB16])
+        func otherOutputsGetTheFramesDemosaiced(_ format: PixelFormat) async throws {
             let video = CaptureVideoDataOutput()
             video.videoSettings = VideoTarget(pixelFormat: .bgra)
             let recorder = SampleRecorder()
             video.setSampleBufferDelegate(recorder, queue: recorder.queue)
             let output = CapturePhotoOutput()
-            let (session, camera) = try await Self.running(.bayerBGGR8, outputs: [video, output])
+            let (session, camera) = try await Self.running(format, outputs: [video, output])
             defer { try? session.stopRunning(); CaptureDevice.removeVirtualDevice(camera) }
             #expect(await recorder.samples.wait(forCount: 1, timeout: .seconds(20)))
             let frame = try #require(recorder.samples.items.first?.sample.pixelBuffer)

@@ -8,7 +8,8 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
         /// The FourCCs CaptureKit delivers; v4l2-ctl's list is compared restricted to them
         /// (vivid offers 83 raw formats, most of which no webcam sends).
         static let supported: Set<String> = ["YUYV", "UYVY", "NV12", "NV21", "YU12", "RGB3", "BGR3", "GREY", "MJPG", "JPEG",
-                                             "BA81", "GBRG", "GRBG", "RGGB", "BYR2", "GB16", "GR16", "RG16"]
+                                             "BA81", "GBRG", "GRBG", "RGGB", "BG10", "GB10", "BA10", "RG10",
+                                             "BG12", "GB12", "BA12", "RG12", "BYR2", "GB16", "GR16", "RG16"]
 
         static func entries(_ device: CaptureDevice) -> [V4L2Ctl.FormatEntry] {
             device.formats.map { format in

@@ -16,8 +16,8 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
 
         /// `dng`'s samples where the colour bars are sampled, as dcraw reads them (not demosaiced),
         /// against `reference`; then its colours, demosaiced by dcraw, against the bars.
-        static func check(_ dng: String, fourCC: String, reference: [UInt8], in scratch: PhotoScratch) throws {
-            let wide = fourCC == "BYR2" || fourCC.hasSuffix("16")
+        static func check(_ dng: String, fourCC: String, format: PixelFormat, reference: [UInt8], in scratch: PhotoScratch) throws {
+            let wide = format.bayerBitDepth != 8
             let stored = try NetpbmImage(PhotoTools.run("dcraw", ["-D", "-4", "-c", dng], in: scratch))
             #expect(stored.width == width && stored.height == height)
             var wrong: [String] = []
@@ -40,7 +40,7 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             #expect(off.isEmpty, "\(fourCC): \(off.count) demosaiced pixels off: \(off.prefix(6))")
         }
 
-        @Test(arguments: ["RGGB", "BA81", "GR16"])
+        @Test(arguments: ["RGGB", "BA81", "BG10", "GB12", "GR16"])
         func rawPhotoKeepsVividsSamples(_ fourCC: String) async throws {
             try #require(PhotoTools.isInstalled("dcraw"), "dcraw (scripts/install-deps.sh)")
             let node = VMEnvironment.vivid(0)
@@ -59,7 +59,7 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             let photo = try await output.capturePhoto(with: CapturePhotoSettings(rawPixelFormat: bayer))
             let scratch = try PhotoScratch()
             let dng = try scratch.write(try #require(photo.fileDataRepresentation()), as: "vivid.dng")
-            try Self.check(dng, fourCC: fourCC, reference: reference, in: scratch)
+            try Self.check(dng, fourCC: fourCC, format: bayer, reference: reference, in: scratch)
             let tags = try PhotoTools.exif(dng, in: scratch)
             #expect(tags["Model"] as? String == device.localizedName && tags["DNGVersion"] as? String == "1 4 0 0", "\(tags)")
         }
