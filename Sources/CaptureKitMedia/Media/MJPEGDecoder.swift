@@ -1,15 +1,18 @@
+import CaptureKitCore
+
 /// Decodes one Motion-JPEG frame at a time to RGB with the library's ``JPEGDecoder``, into
-/// pooled buffers. Used by one stream thread only. Damaged frames (truncated, garbage, a size
-/// other than the stream's) are refused with `.conversionFailed` so the stream drops and counts
-/// them instead of delivering a half-grey picture.
-final class MJPEGDecoder {
+/// pooled buffers: a V4L2 or PipeWire camera's MJPEG stream. Used by one stream thread only.
+/// Damaged frames (truncated, garbage, a size other than the stream's) are refused with
+/// `.conversionFailed` so the stream drops and counts them instead of delivering a half-grey
+/// picture.
+package final class MJPEGDecoder {
     private let decoder: JPEGDecoder
     private let pool: PixelBufferPool
-    let width: Int
-    let height: Int
+    package let width: Int
+    package let height: Int
 
     /// A decoder for `width`×`height` frames.
-    init(width: Int, height: Int) throws(CaptureError) {
+    package init(width: Int, height: Int) throws(CaptureError) {
         decoder = try JPEGDecoder(damage: .conversionFailed, subject: "MJPEG frame")
         pool = try PixelBufferPool(width: width, height: height, pixelFormat: .rgb24, maximumIdleBuffers: 4)
         self.width = width
@@ -17,7 +20,7 @@ final class MJPEGDecoder {
     }
 
     /// The frame in `bytes`, decoded.
-    func decode(_ bytes: UnsafeRawBufferPointer) throws(CaptureError) -> PixelBuffer {
+    package func decode(_ bytes: UnsafeRawBufferPointer) throws(CaptureError) -> PixelBuffer {
         let frame = try pool.makeBuffer()
         try decoder.decode(bytes, into: frame)
         return frame
