@@ -408,12 +408,13 @@ static void stream_param(void *data, uint32_t id, const struct spa_pod *param) {
                                                  SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Header),
                                                  SPA_PARAM_META_size, SPA_POD_Int(sizeof(struct spa_meta_header)));
     /* A compressed frame's size is the producer's guess; one that guesses from nothing (a
-       GStreamer pipewiresink gives 8 KiB) cuts every JPEG short. Ask for room for two bytes
-       a pixel, more than any camera's JPEG of the frame takes. */
+       GStreamer pipewiresink gives 8 KiB) cuts every JPEG short. Propose room for two bytes a
+       pixel, more than any camera's JPEG of the frame takes, but accept any size a producer
+       fixes (a V4L2 node's sizeimage), so negotiation never fails over it. */
     if (s->has_format && s->negotiated.subtype != CK_PW_SUBTYPE_RAW) {
         int32_t room = (int32_t)SPA_MIN((uint64_t)s->negotiated.width * s->negotiated.height * 2, (uint64_t)INT32_MAX);
         params[count++] = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
-                                                     SPA_PARAM_BUFFERS_size, SPA_POD_CHOICE_RANGE_Int(room, room, INT32_MAX));
+                                                     SPA_PARAM_BUFFERS_size, SPA_POD_CHOICE_RANGE_Int(room, 1, INT32_MAX));
     }
     pw_stream_update_params(s->stream, params, count);
 }

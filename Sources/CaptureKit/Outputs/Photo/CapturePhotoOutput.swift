@@ -53,15 +53,16 @@ public final class CapturePhotoOutput: CaptureOutput, @unchecked Sendable {
     /// The file types photos can be written in here (`availablePhotoFileTypes`): JPEG and PNG
     /// always, HEIF when libheif has an HEVC encoder. Asking for another one fails the request
     /// with `.unsupportedFormat`. Raw photos have their own list, ``availableRawPhotoFileTypes``.
-    public var availablePhotoFileTypes: [PhotoFileType] { PhotoFileType.allCases.filter { $0.isEncodable && !$0.isRaw } }
+    public var availablePhotoFileTypes: [PhotoFileType] { PhotoFileType.allCases.filter { !$0.isRaw && $0.isEncodable } }
 
     /// The Bayer formats a raw photo can be taken in (`availableRawPhotoPixelFormatTypes`): the
     /// camera's active format when it is a raw Bayer format (``PixelFormat/isBayer``) and
     /// libtiff is installed, else none. To take raw photos, make a Bayer format the camera's
     /// ``CaptureDevice/activeFormat``: the other outputs get its frames demosaiced.
     public var availableRawPhotoPixelFormatTypes: [PixelFormat] {
-        guard PhotoFileType.dng.isEncodable, let format = connection(with: .video)?.device?.activeFormat.pixelFormat,
-              format.isBayer else { return [] }
+        // libtiff is opened only for a camera that streams raw samples.
+        guard let format = connection(with: .video)?.device?.activeFormat.pixelFormat, format.isBayer,
+              PhotoFileType.dng.isEncodable else { return [] }
         return [format]
     }
 
