@@ -63,7 +63,7 @@ public final class CaptureDataOutputSynchronizer: Sendable {
 
     /// Synchronizes `dataOutputs` (video or audio data outputs), the first being the master.
     /// `tolerance`: how far from a master sample another may be; nil (the default) is half
-    /// the master's frame interval. `.invalidArgument` for no outputs, an output that is not a
+    /// the master's frame interval before that sample. `.invalidArgument` for no outputs, an output that is not a
     /// data output, one given twice, or one another synchronizer has.
     public init(dataOutputs: [CaptureOutput], tolerance: MediaTime? = nil) throws(CaptureError) {
         guard !dataOutputs.isEmpty else { throw .invalidArgument("a synchronizer needs at least one data output") }
@@ -92,7 +92,8 @@ public final class CaptureDataOutputSynchronizer: Sendable {
         streams.finish()
     }
 
-    /// How far from a master sample another may be; nil: half the master's frame interval.
+    /// How far from a master sample another may be; nil: half the master's frame interval
+    /// before that sample.
     public var tolerance: MediaTime? { state.withLock { $0.matcher.tolerance } }
 
     /// Sets who receives the collections and on which queue (`setDelegate(_:queue:)`); held weakly.

@@ -32,7 +32,8 @@ struct SynchronizationMatcher<Payload: Sendable>: Sendable {
     /// How many frames of a stream are kept while no tick takes them.
     var maximumKept = 32
 
-    private var ticks: [(time: MediaTime, payload: Payload)] = []
+    /// Master frames waiting for the other streams, each with the tolerance of its own interval.
+    private var ticks: [(time: MediaTime, payload: Payload, tolerance: MediaTime)] = []
     private var frames: [[(time: MediaTime, payload: Payload)]]
     private var skipped: [Int]
     private var lastMasterTime: MediaTime?
@@ -46,8 +47,9 @@ struct SynchronizationMatcher<Payload: Sendable>: Sendable {
         skipped = Array(repeating: 0, count: streamCount)
     }
 
-    /// The tolerance in force: the set one, else half the master's last frame interval (1/60 s
-    /// until two master frames were seen).
+    /// The tolerance for the next master frame: the set one, else half the master's last frame
+    /// interval (1/60 s until two master frames were seen). A tick keeps the one of its own
+    /// interval, whatever the intervals after it.
     var effectiveTolerance: MediaTime {
         if let tolerance { return tolerance }
         guard let masterInterval, masterInterval > .zero else { return MediaTime(value: 1, timescale: 60) }
@@ -60,7 +62,7 @@ struct SynchronizationMatcher<Payload: Sendable>: Sendable {
         if index == 0 {
             if let lastMasterTime, time > lastMasterTime { masterInterval = time - lastMasterTime }
             lastMasterTime = time
-            ticks.append((time, payload))
+            ticks.append((time, payload, effectiveTolerance))
         } else {
             frames[index].append((time, payload))
             if frames[index].count > maximumKept {
@@ -92,8 +94,8 @@ struct SynchronizationMatcher<Payload: Sendable>: Sendable {
         return settled
     }
 
-    private mutating func take(_ tick: (time: MediaTime, payload: Payload)) -> Tick {
-        let tolerance = effectiveTolerance
+    private mutating func take(_ tick: (time: MediaTime, payload: Payload, tolerance: MediaTime)) -> Tick {
+        let tolerance = tick.tolerance
         var result = Tick(time: tick.time, master: tick.payload, matched: [:], unmatched: [], skipped: [:])
         for index in 1..<max(1, streamCount) {
             let candidates = frames[index]

@@ -68,6 +68,19 @@ import Testing
         #expect(matcher.effectiveTolerance == Self.ms(20))
     }
 
+    @Test func aTickKeepsTheToleranceOfItsOwnInterval() {
+        var matcher = SynchronizationMatcher<Int>(streamCount: 2)
+        var ticks: [SynchronizationMatcher<Int>.Tick] = []
+        // Ticks at 0, 40 and 120 ms wait for stream 1, whose first frame is 22 ms after the
+        // second tick: more than half the 40 ms before that tick, although the interval after
+        // it (80 ms), in force when the frame arrives, would allow 40.
+        for (n, time) in [Int64(0), 40, 120].enumerated() { ticks += matcher.add(n, at: Self.ms(time), stream: 0) }
+        ticks += matcher.add(100, at: Self.ms(62), stream: 1)
+        ticks += matcher.finish()
+        #expect(ticks.map(\.master) == [0, 1, 2])
+        #expect(ticks.allSatisfy { $0.matched.isEmpty && $0.unmatched == [1] }, "\(ticks.map(\.matched))")
+    }
+
     @Test func lostFramesAreReportedAsSkipped() {
         var matcher = SynchronizationMatcher<Int>(streamCount: 2, tolerance: Self.ms(10))
         matcher.lost(3, stream: 1)
