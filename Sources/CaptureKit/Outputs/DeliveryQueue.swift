@@ -80,8 +80,10 @@ package final class DeliveryQueue: @unchecked Sendable {
                 itemCount += 1
             }
         }
-        condition.signal()
         condition.unlock()
+        // After unlocking: the woken thread does not then block on the lock this thread holds
+        // (a second futex round trip per sample). It re-checks the queue under the lock anyway.
+        condition.signal()
     }
 
     /// Records a drop that happened before the output (in the device).
@@ -89,8 +91,8 @@ package final class DeliveryQueue: @unchecked Sendable {
         condition.lock()
         startIfNeeded()
         record(drop)
-        condition.signal()
         condition.unlock()
+        condition.signal()
     }
 
     private static func drop(_ item: Item, _ reason: DroppedFrame.Reason) -> Drop {

@@ -20,9 +20,11 @@ public final class CaptureAudioChannel: Sendable {
     /// audio (measured on the buffers' timestamps, so it is exact for any buffer size).
     public static let peakHoldDuration = MediaTime(value: 1, timescale: 1)
 
+    /// Powers (squared magnitudes), turned into decibels when read rather than per buffer on
+    /// the device thread.
     private struct Levels {
-        var average: Float = CaptureAudioChannel.minimumLevel
-        var peak: Float = CaptureAudioChannel.minimumLevel
+        var averagePower = 0.0
+        var peakPower = 0.0
         var peakTime: MediaTime = .invalid
     }
 
@@ -31,21 +33,20 @@ public final class CaptureAudioChannel: Sendable {
     init() {}
 
     /// The power of the latest buffer: its RMS, in dBFS (+3.01 dB, so a sine reads its peak).
-    public var averagePowerLevel: Float { levels.withLock { $0.average } }
+    public var averagePowerLevel: Float { Self.decibels(power: levels.withLock { $0.averagePower }) }
 
     /// The highest sample magnitude of the last ``peakHoldDuration``, in dBFS: a peak is held
     /// for that long, then replaced by the peak of the newest buffer.
-    public var peakHoldLevel: Float { levels.withLock { $0.peak } }
+    public var peakHoldLevel: Float { Self.decibels(power: levels.withLock { $0.peakPower }) }
 
     /// Takes the latest buffer's mean square and peak magnitude (both of samples in −1...1).
     func update(meanSquare: Double, peak: Double, at time: MediaTime) {
-        let average = Self.decibels(power: 2 * meanSquare)
-        let peakLevel = Self.decibels(power: peak * peak)
+        let peakPower = peak * peak
         levels.withLock { levels in
-            levels.average = average
+            levels.averagePower = 2 * meanSquare
             let expired = !levels.peakTime.isValid || !(time - levels.peakTime < Self.peakHoldDuration)
-            if peakLevel >= levels.peak || expired {
-                levels.peak = peakLevel
+            if peakPower >= levels.peakPower || expired {
+                levels.peakPower = peakPower
                 levels.peakTime = time
             }
         }

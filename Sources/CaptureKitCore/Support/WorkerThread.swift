@@ -15,13 +15,39 @@ package final class WorkerThread: Sendable {
     /// `isStopping` turns true; `wake` (if given) is called by `stop()` to interrupt a wait.
     package init(name: String, wake: (@Sendable () -> Void)? = nil, body: @escaping @Sendable (WorkerThread) -> Void) {
         self.wake = wake
+        let kernelName = Self.kernelName(name)
         let thread = Thread { [self] in
             threadID.store(UInt(pthread_self()), ordering: .releasing)
+            Self.nameInKernel(kernelName)
             body(self)
             finished.signal()
         }
         thread.name = name
         thread.start()
+    }
+
+    /// `name` as the kernel keeps it (at most 15 bytes): "CaptureKit.audioDataOutput" is
+    /// "CK.audioDataOut".
+    package static func kernelName(_ name: String) -> String {
+        let short = name.hasPrefix("CaptureKit.") ? "CK." + name.dropFirst("CaptureKit.".count) : name
+        var kept = ""
+        for character in short {
+            guard kept.utf8.count + character.utf8.count <= 15 else { break }
+            kept.append(character)
+        }
+        return kept
+    }
+
+    /// Names the calling thread in the kernel. Foundation passes the whole name, which the
+    /// kernel refuses beyond 15 bytes, leaving the process's: `top -H`, `perf` and
+    /// /proc/PID/task/*/comm then cannot tell the threads apart. Best effort: a thread without
+    /// its name works all the same.
+    private static func nameInKernel(_ name: String) {
+        // What pthread_setname_np does on Linux (which Glibc's module map does not offer).
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = name.withCString { write(fd, $0, strlen($0)) }
+        close(fd)
     }
 
     /// Whether `stop()` has been called.

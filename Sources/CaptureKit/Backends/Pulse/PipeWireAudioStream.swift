@@ -10,11 +10,7 @@ import Synchronization
 /// The stream follows no other node: when its source goes away (or the daemon does) it ends and
 /// reports `.disconnected`; when the sound server lists the source again it opens a new stream
 /// and reports `.reconnected`, as the libpulse route does.
-final class PipeWireAudioStream: DeviceStream, @unchecked Sendable {
-    // Unchecked Sendable: the C stream is opened and closed under `state`'s lock; `delivery` is
-    // touched only on the data thread of the one open stream (a new one is opened only after the
-    // old one is closed).
-
+final class PipeWireAudioStream: DeviceStream, Sendable {
     /// The shim's stream.
     private struct Handle: @unchecked Sendable {
         // Unchecked Sendable: a C pointer, opened and closed under the state's lock only.
@@ -35,7 +31,10 @@ final class PipeWireAudioStream: DeviceStream, @unchecked Sendable {
     private let provider: PulseDeviceProvider
     private let state = Mutex(PipeWireStreamState<Handle>())
     private let streaming = DispatchSemaphore(value: 0)
-    private var delivery: SoundServerDelivery
+    /// Used by the data thread of the one open stream, and to restart it before a new one opens:
+    /// a lock never contended, and cheaper per buffer than a class property's dynamic exclusivity
+    /// check.
+    private let delivery: Mutex<SoundServerDelivery>
 
     /// How long PipeWire may take to link the stream to the node and start it.
     static let openTimeout: Duration = .seconds(5)
@@ -51,7 +50,7 @@ final class PipeWireAudioStream: DeviceStream, @unchecked Sendable {
         self.format = format
         self.sink = sink
         self.provider = provider
-        delivery = SoundServerDelivery(format: format)
+        delivery = Mutex(SoundServerDelivery(format: format))
         try open()
         // The server's events arrive on libpulse's loop thread, which opening must not block.
         provider.watch(sourceName, for: self) { [weak self] in
@@ -114,7 +113,7 @@ final class PipeWireAudioStream: DeviceStream, @unchecked Sendable {
     private func sourceReturned() {
         guard state.withLock({ $0.reopen() }) else { return }
         do throws(CaptureError) {
-            delivery.restart()
+            delivery.withLock { $0.restart() }
             try open()
             sink.event(.reconnected)
         } catch {
@@ -144,6 +143,6 @@ final class PipeWireAudioStream: DeviceStream, @unchecked Sendable {
         guard state.withLock({ $0.phase == .running }) else { return }
         // Before the stream knows the graph's timing, the buffer is taken to have just ended.
         let start = captured > 0 ? captured : read - MonotonicClock.nanoseconds(atSample: Int64(frames), rate: format.sampleRate)
-        delivery.deliver(UnsafeRawPointer(data), frames: frames, measuredStart: start, read: read, to: sink)
+        delivery.withLock { $0.deliver(UnsafeRawPointer(data), frames: frames, measuredStart: start, read: read, to: sink) }
     }
 }
