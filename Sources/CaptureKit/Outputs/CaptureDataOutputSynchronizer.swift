@@ -63,8 +63,8 @@ public final class CaptureDataOutputSynchronizer: Sendable {
 
     /// Synchronizes `dataOutputs` (video or audio data outputs), the first being the master.
     /// `tolerance`: how far from a master sample another may be; nil (the default) is half
-    /// the master's frame interval before that sample. `.invalidArgument` for no outputs, an output that is not a
-    /// data output, one given twice, or one another synchronizer has.
+    /// the master's frame interval before that sample. `.invalidArgument` for no outputs, an
+    /// output that is not a data output, one given twice, or one another synchronizer has.
     public init(dataOutputs: [CaptureOutput], tolerance: MediaTime? = nil) throws(CaptureError) {
         guard !dataOutputs.isEmpty else { throw .invalidArgument("a synchronizer needs at least one data output") }
         let outputs = dataOutputs.compactMap { $0 as? SampleBufferOutput }
