@@ -1,9 +1,13 @@
 #include "CPipeWire.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -154,6 +158,10 @@ struct listing {
     size_t count, capacity;
     uint32_t port_ids[512], port_nodes[512];
     size_t port_count;
+    uint32_t camera_factories[256];      /* each camera's factory.id (SPA_ID_INVALID: none), by index */
+    uint32_t factory_ids[128];           /* the factories this connection sees */
+    uint8_t factory_is_client_node[128];
+    size_t factory_count;
     int pending, done_seq, error;
 };
 
@@ -174,6 +182,8 @@ static void listing_global(void *data, uint32_t id, uint32_t permissions, const 
         ck_pw_camera *camera = &l->cameras[l->count++];
         memset(camera, 0, sizeof(*camera));
         camera->id = id;
+        const char *factory = spa_dict_lookup(props, PW_KEY_FACTORY_ID);
+        if (l->count <= 256) l->camera_factories[l->count - 1] = factory ? (uint32_t)strtoul(factory, NULL, 10) : SPA_ID_INVALID;
         const char *serial = spa_dict_lookup(props, PW_KEY_OBJECT_SERIAL);
         camera->serial = serial ? strtoull(serial, NULL, 10) : id;
         copy_string(camera->name, sizeof(camera->name), spa_dict_lookup(props, PW_KEY_NODE_NAME));
@@ -191,6 +201,12 @@ static void listing_global(void *data, uint32_t id, uint32_t permissions, const 
         else
             copy_string(camera->device_api, sizeof(camera->device_api), api);
         pw_thread_loop_signal(l->loop, false);
+    } else if (strcmp(type, PW_TYPE_INTERFACE_Factory) == 0) {
+        const char *name = spa_dict_lookup(props, PW_KEY_FACTORY_NAME);
+        if (l->factory_count < 128) {
+            l->factory_ids[l->factory_count] = id;
+            l->factory_is_client_node[l->factory_count++] = name != NULL && strcmp(name, "client-node") == 0;
+        }
     } else if (strcmp(type, PW_TYPE_INTERFACE_Port) == 0) {
         const char *direction = spa_dict_lookup(props, PW_KEY_PORT_DIRECTION);
         const char *node = spa_dict_lookup(props, PW_KEY_NODE_ID);
@@ -341,6 +357,19 @@ int ck_pw_list_cameras(int fd, int timeout_ms, int camera_wait_ms, ck_pw_camera 
         }
     }
     result = listing_roundtrip(&l, timeout_ms);
+    /* Frames are lent by reference only from nodes the daemon made from a factory (a device
+       monitor's camera, a SPA source): their buffers come back on every graph cycle. Another
+       client's stream (no factory; GStreamer's pipewiresink, say) may stop producing while a
+       consumer keeps any of its buffers, so its frames are copied, as are those of a node whose
+       factory this connection cannot see (a Camera portal's restricted one). */
+    for (size_t i = 0; i < l.count; i++) {
+        uint32_t factory = i < 256 ? l.camera_factories[i] : SPA_ID_INVALID;
+        int lend = 0;
+        for (size_t f = 0; f < l.factory_count && !lend; f++) {
+            if (l.factory_ids[f] == factory) lend = !l.factory_is_client_node[f];
+        }
+        l.cameras[i].lends_buffers = lend;
+    }
 out:
     for (size_t i = 0; i < bound; i++) {
         spa_hook_remove(&hooks[i]);
@@ -368,6 +397,28 @@ void ck_pw_free(void *pointer) { free(pointer); }
 
 /* MARK: Streams */
 
+/* The most buffers a stream keeps track of; PipeWire's own limit is 64. */
+#define CK_PW_MAX_BUFFERS 64
+/* Buffers that stay in circulation however many frames are kept. A buffer given back reaches
+   the producer only in a later graph cycle, one per cycle, so a camera (a V4L2 node) needs a
+   few spare ones to keep a buffer in the driver when frames arrive unevenly. */
+#define CK_PW_MIN_QUEUED 4
+/* How many buffers a stream asks for: room to keep frames by reference and still leave the
+   producer CK_PW_MIN_QUEUED. */
+#define CK_PW_WANTED_BUFFERS 8
+
+struct ck_pw_frame {
+    struct ck_pw_stream *stream;
+    struct pw_buffer *buffer;     /* NULL once the stream let the buffer go */
+    void *map;
+    size_t map_size;
+    uint8_t *base;                /* the data's start inside the mapping */
+    int dmabuf_fd;                /* a duplicate the frame owns, or -1 */
+    uint64_t dmabuf_offset, dmabuf_length;
+    int lent;
+    int refs;                     /* one while attached to the stream, one while lent */
+};
+
 struct ck_pw_stream {
     struct pw_thread_loop *loop;
     struct pw_context *context;
@@ -380,11 +431,158 @@ struct ck_pw_stream {
     uint64_t sequence;
     ck_pw_format negotiated;
     int has_format;
+    /* Lending. The loop's lock comes first where both are taken. A kept frame gives its buffer
+       back from any thread, and pw_stream_queue_buffer has a single-producer queue, so every
+       queueing goes through `lend_lock`, as do the counts and the frames' attachment. */
+    pthread_mutex_t lend_lock;
+    ck_pw_frame *frames[CK_PW_MAX_BUFFERS];
+    int frame_count;
+    int lent_count;
+    int may_lend;                 /* the node's buffers come back every cycle (lends_buffers) */
+    int closing;                  /* set once closing (under the loop's lock): no more callbacks */
+    int refs;                     /* one while open, one per lent frame */
 };
+
+static void frame_free(ck_pw_frame *f) {
+    munmap(f->map, f->map_size);
+    if (f->dmabuf_fd >= 0) close(f->dmabuf_fd);
+    free(f);
+}
+
+static void stream_memory_free(struct ck_pw_stream *s) {
+    pthread_mutex_destroy(&s->lend_lock);
+    free(s);
+}
+
+/* Drops one reference each from `f` and `s` (either may be NULL), freeing what is left unheld.
+   Takes the lend lock. */
+static void lend_unref(struct ck_pw_stream *s, ck_pw_frame *f, int frame_refs, int stream_refs) {
+    pthread_mutex_lock(&s->lend_lock);
+    int frame_gone = f != NULL && (f->refs -= frame_refs) == 0;
+    int stream_gone = (s->refs -= stream_refs) == 0;
+    pthread_mutex_unlock(&s->lend_lock);
+    if (frame_gone) frame_free(f);
+    if (stream_gone) stream_memory_free(s);
+}
+
+/* The stream no longer has `f`'s buffer (removed, or the stream closing): a frame kept from it
+   stays mapped until released. Under the lend lock. */
+static void frame_detach_locked(struct ck_pw_stream *s, ck_pw_frame *f) {
+    for (int i = 0; i < s->frame_count; i++) {
+        if (s->frames[i] == f) { s->frames[i] = s->frames[--s->frame_count]; break; }
+    }
+    if (f->lent) s->lent_count--;
+    f->buffer = NULL;
+}
+
+static void queue_locked(struct ck_pw_stream *s, struct pw_buffer *b) {
+    if (s->stream != NULL) pw_stream_queue_buffer(s->stream, b);
+}
+
+void ck_pw_frame_release(ck_pw_frame *f) {
+    if (f == NULL) return;
+    struct ck_pw_stream *s = f->stream;
+    pthread_mutex_lock(&s->lend_lock);
+    if (f->buffer != NULL) {
+        queue_locked(s, f->buffer);
+        s->lent_count--;
+    }
+    f->lent = 0;
+    pthread_mutex_unlock(&s->lend_lock);
+    lend_unref(s, f, 1, 1);
+}
+
+/* Where a MemPtr buffer's data lies: in a block of the connection's memory pool (a memfd) that
+   PipeWire maps a buffer at a time and unmaps when it clears the buffers or the stream closes.
+   The pool names the block; the process's own map of its address space (/proc/self/maps, the
+   one interface that turns an address into a file offset) says where in the block the mapping
+   holding the data starts. Read once per buffer, when PipeWire hands the buffers over. */
+static int memptr_location(struct ck_pw_stream *s, const struct spa_data *d, int *fd, uint64_t *offset) {
+    struct pw_mempool *pool = pw_core_get_mempool(s->core);
+    struct pw_memblock *block = pool != NULL ? pw_mempool_find_ptr(pool, d->data) : NULL;
+    struct stat status;
+    if (block == NULL || block->fd < 0 || block->type != SPA_DATA_MemFd || fstat(block->fd, &status) != 0) return 0;
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (maps == NULL) return 0;
+    uintptr_t address = (uintptr_t)d->data;
+    int found = 0;
+    char line[512];
+    while (!found && fgets(line, sizeof(line), maps) != NULL) {
+        unsigned long start, end, file_offset, inode;
+        if (sscanf(line, "%lx-%lx %*s %lx %*s %lu", &start, &end, &file_offset, &inode) != 4) continue;
+        if (address < start || address + d->maxsize > end) continue;
+        /* The mapping must be of the block's file, or the offset means nothing. */
+        found = inode == (unsigned long)status.st_ino;
+        if (found) {
+            *fd = block->fd;
+            *offset = file_offset + (address - start);
+        }
+        break;
+    }
+    fclose(maps);
+    return found;
+}
+
+/* Maps the buffer's memory (a memfd, a DMA-BUF, or the pool block a MemPtr lies in) for the
+   shim itself, so that its lifetime is the frame's rather than PipeWire's. A buffer it cannot
+   map so is read in place (and copied). */
+static void stream_add_buffer(void *data, struct pw_buffer *b) {
+    struct ck_pw_stream *s = data;
+    b->user_data = NULL;
+    if (b->buffer->n_datas == 0) return;
+    struct spa_data *d = &b->buffer->datas[0];
+    int fd = -1;
+    uint64_t location = 0;
+    if ((d->type == SPA_DATA_MemFd || d->type == SPA_DATA_DmaBuf) && d->fd >= 0) {
+        fd = (int)d->fd;
+        location = d->mapoffset;
+    } else if (d->type != SPA_DATA_MemPtr || d->data == NULL || !memptr_location(s, d, &fd, &location)) {
+        return;
+    }
+    if (d->maxsize == 0) return;
+    long page = sysconf(_SC_PAGESIZE);
+    uint64_t aligned = location - location % (uint64_t)(page > 0 ? page : 4096);
+    size_t size = d->maxsize + (location - aligned);
+    /* Read-only, as PipeWire hands a consumer its buffers: nothing writes a delivered frame. */
+    void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, (off_t)aligned);
+    if (map == MAP_FAILED) return;
+    ck_pw_frame *f = calloc(1, sizeof(*f));
+    if (f == NULL) { munmap(map, size); return; }
+    f->stream = s;
+    f->buffer = b;
+    f->map = map;
+    f->map_size = size;
+    f->base = (uint8_t *)map + (location - aligned);
+    f->dmabuf_fd = -1;
+    if (d->type == SPA_DATA_DmaBuf) {
+        f->dmabuf_fd = fcntl((int)d->fd, F_DUPFD_CLOEXEC, 0);
+        off_t end = f->dmabuf_fd >= 0 ? lseek(f->dmabuf_fd, 0, SEEK_END) : -1;
+        f->dmabuf_offset = d->mapoffset;
+        f->dmabuf_length = end > 0 ? (uint64_t)end : d->mapoffset + d->maxsize;
+    }
+    f->refs = 1;
+    pthread_mutex_lock(&s->lend_lock);
+    int room = s->frame_count < CK_PW_MAX_BUFFERS;
+    if (room) s->frames[s->frame_count++] = f;
+    pthread_mutex_unlock(&s->lend_lock);
+    if (!room) { frame_free(f); return; }
+    b->user_data = f;
+}
+
+static void stream_remove_buffer(void *data, struct pw_buffer *b) {
+    struct ck_pw_stream *s = data;
+    ck_pw_frame *f = b->user_data;
+    if (f == NULL) return;
+    b->user_data = NULL;
+    pthread_mutex_lock(&s->lend_lock);
+    frame_detach_locked(s, f);
+    pthread_mutex_unlock(&s->lend_lock);
+    lend_unref(s, f, 1, 0);
+}
 
 static void stream_state(void *data, enum pw_stream_state old, enum pw_stream_state state, const char *error) {
     struct ck_pw_stream *s = data;
-    if (s->on_state) s->on_state(s->user, (int)state, error);
+    if (s->on_state && !s->closing) s->on_state(s->user, (int)state, error);
 }
 
 static void stream_param(void *data, uint32_t id, const struct spa_pod *param) {
@@ -410,45 +608,75 @@ static void stream_param(void *data, uint32_t id, const struct spa_pod *param) {
     /* A compressed frame's size is the producer's guess; one that guesses from nothing (a
        GStreamer pipewiresink gives 8 KiB) cuts every JPEG short. Propose room for two bytes a
        pixel, more than any camera's JPEG of the frame takes, but accept any size a producer
-       fixes (a V4L2 node's sizeimage), so negotiation never fails over it. */
+       fixes (a V4L2 node's sizeimage), so negotiation never fails over it. Either way, ask for
+       enough buffers to keep frames by reference, taking fewer if the producer offers fewer. */
     if (s->has_format && s->negotiated.subtype != CK_PW_SUBTYPE_RAW) {
         int32_t room = (int32_t)SPA_MIN((uint64_t)s->negotiated.width * s->negotiated.height * 2, (uint64_t)INT32_MAX);
         params[count++] = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
+                                                     SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(CK_PW_WANTED_BUFFERS, 1, CK_PW_MAX_BUFFERS),
                                                      SPA_PARAM_BUFFERS_size, SPA_POD_CHOICE_RANGE_Int(room, 1, INT32_MAX));
+    } else if (s->has_format) {
+        /* DMA-BUF too: a V4L2 node then says its exported buffers are DMA-BUFs (else it calls
+           them memfds), and frames lent from them carry the descriptor. */
+        params[count++] = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
+                                                     SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(CK_PW_WANTED_BUFFERS, 1, CK_PW_MAX_BUFFERS),
+                                                     SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int((1 << SPA_DATA_MemPtr) | (1 << SPA_DATA_MemFd) | (1 << SPA_DATA_DmaBuf)));
     }
     pw_stream_update_params(s->stream, params, count);
 }
 
 static void stream_process(void *data) {
     struct ck_pw_stream *s = data;
+    if (s->closing) return;
     struct pw_buffer *b = pw_stream_dequeue_buffer(s->stream);
     if (b == NULL) return;
     struct spa_buffer *buffer = b->buffer;
+    ck_pw_frame *f = b->user_data;
     if (buffer->n_datas > 0) {
         struct spa_data *d = &buffer->datas[0];
         struct spa_meta_header *h = spa_buffer_find_meta_data(buffer, SPA_META_Header, sizeof(*h));
-        int64_t pts = h != NULL ? h->pts : -1;
-        uint64_t sequence = h != NULL ? h->seq : s->sequence;
-        s->sequence++;
         int corrupted = h != NULL && (h->flags & SPA_META_HEADER_FLAG_CORRUPTED) != 0;
-        if (d->data != NULL && d->chunk != NULL && !corrupted && (d->chunk->flags & SPA_CHUNK_FLAG_CORRUPTED) == 0) {
+        const uint8_t *base = f != NULL ? f->base : d->data;
+        ck_pw_frame_info info = { .pts_ns = h != NULL ? h->pts : -1, .sequence = h != NULL ? h->seq : s->sequence, .dmabuf_fd = -1 };
+        s->sequence++;
+        if (base != NULL && d->chunk != NULL && !corrupted && (d->chunk->flags & SPA_CHUNK_FLAG_CORRUPTED) == 0) {
             uint32_t offset = d->chunk->offset % (d->maxsize ? d->maxsize : 1);
-            uint32_t size = SPA_MIN(d->chunk->size, d->maxsize - offset);
-            s->on_frame(s->user, (const uint8_t *)d->data + offset, size, d->chunk->stride, pts, sequence,
-                        d->type == SPA_DATA_DmaBuf ? (int)d->fd : -1);
+            info.data = base + offset;
+            info.size = SPA_MIN(d->chunk->size, d->maxsize - offset);
+            info.stride = d->chunk->stride;
+            pthread_mutex_lock(&s->lend_lock);
+            int lend = s->may_lend && f != NULL && s->frame_count - (s->lent_count + 1) >= CK_PW_MIN_QUEUED;
+            if (lend) { f->lent = 1; f->refs++; s->refs++; s->lent_count++; }
+            pthread_mutex_unlock(&s->lend_lock);
+            if (lend) {
+                info.lendable = f;
+                info.dmabuf_fd = f->dmabuf_fd;
+                info.dmabuf_offset = f->dmabuf_offset + offset;
+                info.dmabuf_length = f->dmabuf_length;
+            }
+            if (s->on_frame(s->user, &info) && lend) return;
+            if (lend) {
+                pthread_mutex_lock(&s->lend_lock);
+                f->lent = 0; f->refs--; s->refs--; s->lent_count--;
+                pthread_mutex_unlock(&s->lend_lock);
+            }
         }
     }
-    pw_stream_queue_buffer(s->stream, b);
+    pthread_mutex_lock(&s->lend_lock);
+    queue_locked(s, b);
+    pthread_mutex_unlock(&s->lend_lock);
 }
 
 static const struct pw_stream_events stream_events = {
     PW_VERSION_STREAM_EVENTS,
     .state_changed = stream_state,
     .param_changed = stream_param,
+    .add_buffer = stream_add_buffer,
+    .remove_buffer = stream_remove_buffer,
     .process = stream_process,
 };
 
-ck_pw_stream *ck_pw_stream_open(int fd, uint64_t serial, const ck_pw_format *format,
+ck_pw_stream *ck_pw_stream_open(int fd, uint64_t serial, const ck_pw_format *format, int lend,
                                 ck_pw_frame_callback on_frame, ck_pw_state_callback on_state, void *user,
                                 char *error, size_t error_size) {
     ck_pw_init_once();
@@ -457,14 +685,17 @@ ck_pw_stream *ck_pw_stream_open(int fd, uint64_t serial, const ck_pw_format *for
     s->on_frame = on_frame;
     s->on_state = on_state;
     s->user = user;
+    s->refs = 1;
+    s->may_lend = lend;
+    pthread_mutex_init(&s->lend_lock, NULL);
     s->loop = pw_thread_loop_new("ck-pw-stream", NULL);
-    if (s->loop == NULL) { snprintf(error, error_size, "pw_thread_loop_new failed"); free(s); return NULL; }
+    if (s->loop == NULL) { snprintf(error, error_size, "pw_thread_loop_new failed"); stream_memory_free(s); return NULL; }
     s->context = pw_context_new(pw_thread_loop_get_loop(s->loop), NULL, 0);
     if (s->context == NULL || pw_thread_loop_start(s->loop) < 0) {
         snprintf(error, error_size, "pw_context_new failed");
         if (s->context) pw_context_destroy(s->context);
         pw_thread_loop_destroy(s->loop);
-        free(s);
+        stream_memory_free(s);
         return NULL;
     }
     pw_thread_loop_lock(s->loop);
@@ -502,19 +733,16 @@ ck_pw_stream *ck_pw_stream_open(int fd, uint64_t serial, const ck_pw_format *for
                                                SPA_FORMAT_VIDEO_size, SPA_POD_Rectangle(&size),
                                                SPA_FORMAT_VIDEO_framerate, SPA_POD_Fraction(&rate));
     }
+    /* Frames on the loop's thread, not the real-time data thread (PW_STREAM_FLAG_RT_PROCESS, as
+       the audio stream): a frame may be copied or decoded, work too long for that thread. */
     int res = pw_stream_connect(s->stream, PW_DIRECTION_INPUT, PW_ID_ANY,
-                                PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS, params, 1);
+                                PW_STREAM_FLAG_AUTOCONNECT, params, 1);
     if (res < 0) { snprintf(error, error_size, "pw_stream_connect failed: %s", spa_strerror(res)); goto fail; }
     pw_thread_loop_unlock(s->loop);
     return s;
 fail:
-    if (s->stream) { spa_hook_remove(&s->stream_listener); pw_stream_destroy(s->stream); }
-    if (s->core) pw_core_disconnect(s->core);
     pw_thread_loop_unlock(s->loop);
-    pw_thread_loop_stop(s->loop);
-    pw_context_destroy(s->context);
-    pw_thread_loop_destroy(s->loop);
-    free(s);
+    ck_pw_stream_close(s);
     return NULL;
 }
 
@@ -529,15 +757,30 @@ int ck_pw_stream_format(ck_pw_stream *s, ck_pw_format *format) {
 void ck_pw_stream_close(ck_pw_stream *s) {
     if (s == NULL) return;
     pw_thread_loop_lock(s->loop);
-    spa_hook_remove(&s->stream_listener);
-    pw_stream_disconnect(s->stream);
-    pw_stream_destroy(s->stream);
-    pw_core_disconnect(s->core);
+    /* No callback reaches the caller from here on (they run under the loop's lock, held here).
+       Disconnecting takes the buffers back, detaching their frames (remove_buffer). */
+    s->closing = 1;
+    struct pw_stream *stream = s->stream;
+    if (stream) pw_stream_disconnect(stream);
+    /* Frames kept past this stay mapped until released; their buffers are no longer queued. */
+    pthread_mutex_lock(&s->lend_lock);
+    ck_pw_frame *detached[CK_PW_MAX_BUFFERS];
+    int count = s->frame_count;
+    for (int i = 0; i < count; i++) detached[i] = s->frames[i];
+    for (int i = 0; i < count; i++) frame_detach_locked(s, detached[i]);
+    s->stream = NULL;
+    pthread_mutex_unlock(&s->lend_lock);
+    for (int i = 0; i < count; i++) lend_unref(s, detached[i], 1, 0);
+    if (stream) {
+        spa_hook_remove(&s->stream_listener);
+        pw_stream_destroy(stream);
+    }
+    if (s->core) pw_core_disconnect(s->core);
     pw_thread_loop_unlock(s->loop);
     pw_thread_loop_stop(s->loop);
     pw_context_destroy(s->context);
     pw_thread_loop_destroy(s->loop);
-    free(s);
+    lend_unref(s, NULL, 0, 1);
 }
 
 /* MARK: Monitor */

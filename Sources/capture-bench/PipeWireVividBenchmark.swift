@@ -56,11 +56,12 @@ struct PipeWireVividBenchmark: Benchmark {
                 + "(/proc/PID/stat, 10 ms ticks) over the same window as the consumer's",
             "through PipeWire, per frame: CaptureKit \(Self.milliseconds(routed.row.cpuSeconds - routed.daemonCPUSeconds, frames: routed.row.frames)) ms, "
                 + "the PipeWire daemon \(Self.milliseconds(routed.daemonCPUSeconds, frames: routed.row.frames)) ms",
+            "frames lent by reference (not copied): V4L2 direct \(ours.lent) of \(ours.ages.count), through PipeWire \(routed.lent) of \(routed.ages.count)",
         ]
         switch peer {
         case .success:
-            report.notes.append("gst-launch: two runs of num-buffers=\(V4L2LatencyBenchmark.warmUpFrames) and \(V4L2LatencyBenchmark.warmUpFrames + frames) "
-                                + "frames; its row is the difference (start-up cancels out), its frame ages are not measured (it reports none)")
+            report.notes.append("gst-launch: three runs each of num-buffers=\(V4L2LatencyBenchmark.warmUpFrames) and \(V4L2LatencyBenchmark.warmUpFrames + frames) "
+                                + "frames; its row is the difference of the medians (start-up cancels out), its frame ages are not measured (it reports none)")
         case .failure(let error):
             report.notes.append("gst-launch pipewiresrc could not run here, so it has no row: \(error)")
         }
@@ -106,19 +107,31 @@ struct PipeWireVividBenchmark: Benchmark {
         throw BenchError("pw-dump lists no node \(name)")
     }
 
-    /// GStreamer reading the node (`pipewiresrc target-object=SERIAL`): the CPU and wall time of
-    /// `frames` frames (and the daemon's CPU meanwhile), as the difference of two runs.
+    /// GStreamer reading the node (`pipewiresrc target-object=SERIAL`, the benchmark's format
+    /// pinned by caps): the CPU and wall time of `frames` frames (and the daemon's CPU meanwhile),
+    /// as the difference of two lengths of run.
     private static func measureGStreamer(nodeName: String, frames: Int, daemon: pid_t, scratchDirectory: String) throws -> Measurement {
         guard let gst = ChildProcess.locate("gst-launch-1.0") else { throw BenchError("gst-launch-1.0 is not installed") }
         let serial = try serial(ofNode: nodeName)
-        func run(_ buffers: Int) throws -> (wall: Double, cpu: Double) {
+        func once(_ buffers: Int) throws -> (wall: Double, cpu: Double) {
             let before = V4L2FFmpegPeer.cpuSeconds(of: daemon)
-            let result = try ChildProcess.run(gst, ["-q", "pipewiresrc", "target-object=\(serial)", "num-buffers=\(buffers)", "!", "fakesink"],
+            // The caps pin the format CaptureKit's rows capture, as the session pins its own.
+            let result = try ChildProcess.run(gst, ["-q", "pipewiresrc", "target-object=\(serial)", "num-buffers=\(buffers)", "!",
+                                                    "video/x-raw,format=YUY2,width=640,height=480,framerate=25/1", "!", "fakesink"],
                                               scratchDirectory: scratchDirectory)
             return (result.wallSeconds, result.cpuSeconds + V4L2FFmpegPeer.cpuSeconds(of: daemon) - before)
         }
+        // Its start-up (WirePlumber linking the stream) varies by seconds under emulation: the
+        // median of three runs of each length, so one slow start does not turn the difference.
+        func run(_ buffers: Int) throws -> (wall: Double, cpu: Double) {
+            let runs = try (0..<3).map { _ in try once(buffers) }
+            return (runs.map(\.wall).sorted()[1], runs.map(\.cpu).sorted()[1])
+        }
         let short = try run(V4L2LatencyBenchmark.warmUpFrames)
         let long = try run(V4L2LatencyBenchmark.warmUpFrames + frames)
+        guard long.wall > short.wall, long.cpu > short.cpu else {
+            throw BenchError("its start-up varied more than \(frames) frames take (median runs: \(short) and \(long))")
+        }
         return Measurement(label: peerLabel, tool: "gst-launch-1.0", frames: frames, delivered: nil, dropped: nil, unaccounted: nil,
                            wallSeconds: long.wall - short.wall, cpuSeconds: long.cpu - short.cpu,
                            peakRSSBytes: nil, peakRSSScope: "child", cpuRatio: nil)

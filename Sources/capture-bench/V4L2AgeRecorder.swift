@@ -17,6 +17,8 @@ final class V4L2AgeRecorder: SampleBufferDelegate {
         var firstSequence: UInt64 = 0
         var lastSequence: UInt64 = 0
         var daemonStart = 0.0, daemonEnd = 0.0
+        /// Measured frames that came by reference in the device's (or the daemon's) buffer.
+        var lent = 0
     }
 
     private let warmUp: Int
@@ -38,8 +40,8 @@ final class V4L2AgeRecorder: SampleBufferDelegate {
 
     /// The window's ages, its resource snapshots and how many frames the driver produced in it
     /// (by sequence number).
-    var result: (ages: V4L2FrameAges, start: ResourceSnapshot?, end: ResourceSnapshot?, produced: Int, daemonCPUSeconds: Double) {
-        state.withLock { ($0.ages, $0.start, $0.end, Int($0.lastSequence - $0.firstSequence), $0.daemonEnd - $0.daemonStart) }
+    var result: (ages: V4L2FrameAges, start: ResourceSnapshot?, end: ResourceSnapshot?, produced: Int, daemonCPUSeconds: Double, lent: Int) {
+        state.withLock { ($0.ages, $0.start, $0.end, Int($0.lastSequence - $0.firstSequence), $0.daemonEnd - $0.daemonStart, $0.lent) }
     }
 
     func captureOutput(_ output: CaptureOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
@@ -54,6 +56,7 @@ final class V4L2AgeRecorder: SampleBufferDelegate {
             }
             guard state.seen > warmUp, state.ages.count < frames, let stamp = sampleBuffer.presentationTimeStamp.nanoseconds else { return false }
             state.ages.append(arrival - stamp)
+            if sampleBuffer.pixelBuffer?.storage.isLent == true { state.lent += 1 }
             guard state.ages.count == frames else { return false }
             state.end = ResourceSnapshot.now()
             if let daemon { state.daemonEnd = V4L2FFmpegPeer.cpuSeconds(of: daemon) }

@@ -90,7 +90,7 @@ struct V4L2LatencyBenchmark: Benchmark {
     static func measureCaptureKit(_ camera: CaptureDevice, label: String, frames: Int, daemon: pid_t? = nil,
                                   pixelFormat: PixelFormat = .yuyv422, width: Int = Self.width, height: Int = Self.height,
                                   fps: Int = Self.fps) throws
-        -> (row: Measurement, ages: V4L2FrameAges, daemonCPUSeconds: Double) {
+        -> (row: Measurement, ages: V4L2FrameAges, daemonCPUSeconds: Double, lent: Int) {
         guard let format = camera.formats.first(where: { $0.pixelFormat == pixelFormat && $0.width == width && $0.height == height }) else {
             throw BenchError("\(camera) has no \(pixelFormat) \(width)x\(height)")
         }
@@ -122,6 +122,6 @@ struct V4L2LatencyBenchmark: Benchmark {
                               delivered: result.ages.count, dropped: statistics.dropped, unaccounted: nil,
                               wallSeconds: end.wallSeconds(since: start), cpuSeconds: end.cpuSeconds(since: start) + result.daemonCPUSeconds,
                               peakRSSBytes: nil, peakRSSScope: "process", cpuRatio: nil)
-        return (row, result.ages, result.daemonCPUSeconds)
+        return (row, result.ages, result.daemonCPUSeconds, result.lent)
     }
 }

@@ -48,6 +48,8 @@ typedef struct ck_pw_camera {
     char media_role[64];
     char device_api[64];     /* "v4l2", "libcamera", or empty */
     char object_path[256];   /* "v4l2:/dev/video0", … */
+    int lends_buffers;       /* 1: a node the daemon made from a factory, whose frames a stream
+                                may keep by reference; 0: another client's stream, or unknown */
     uint32_t format_count;
     ck_pw_format formats[CK_PW_MAX_FORMATS];
 } ck_pw_camera;
@@ -63,17 +65,43 @@ void ck_pw_free(void *pointer);
 /* A running capture from one node. */
 typedef struct ck_pw_stream ck_pw_stream;
 
-/* One frame, on the stream's thread; the memory is valid until the callback returns. */
-typedef void (*ck_pw_frame_callback)(void *user, const uint8_t *data, uint32_t size, int32_t stride,
-                                     int64_t pts_ns, uint64_t sequence, int dmabuf_fd);
+/* A buffer of a stream as the shim mapped it (its own mapping of the buffer's memfd or
+ * DMA-BUF), so that a frame lent out stays readable after PipeWire took the buffer back (a
+ * node gone, a format renegotiated) or the stream closed. */
+typedef struct ck_pw_frame ck_pw_frame;
+
+/* One frame, as the stream's thread hands it over. */
+typedef struct ck_pw_frame_info {
+    const uint8_t *data;      /* the first plane's first byte */
+    uint32_t size;            /* bytes from `data` the frame fills */
+    int32_t stride;           /* the first plane's bytes per row (0: unknown) */
+    int64_t pts_ns;           /* the buffer header's capture time, or -1 */
+    uint64_t sequence;        /* the header's sequence number, or the stream's count */
+    /* Non-NULL when the frame may be kept past the callback: keeping it leaves enough buffers
+     * with the producer. Then, and only then, these name its DMA-BUF (or -1): a descriptor
+     * the frame owns, the offset of `data` in it and the DMA-BUF's size. */
+    ck_pw_frame *lendable;
+    int dmabuf_fd;
+    uint64_t dmabuf_offset, dmabuf_length;
+} ck_pw_frame_info;
+
+/* One frame, on the stream's thread. Return 1 to keep `frame->lendable` (the memory then stays
+ * valid and the buffer stays out of the stream until ck_pw_frame_release), else 0: the memory is
+ * valid until the callback returns. */
+typedef int (*ck_pw_frame_callback)(void *user, const ck_pw_frame_info *frame);
+/* Gives a kept frame's buffer back to its stream (or, the stream or buffer gone, unmaps it);
+ * from any thread. */
+void ck_pw_frame_release(ck_pw_frame *frame);
 /* The stream's state changed (pw_stream_state: -1 error, 0 unconnected, 1 connecting, 2 paused,
  * 3 streaming); error is NULL unless state is -1. */
 typedef void (*ck_pw_state_callback)(void *user, int state, const char *error);
 
 /* Opens a stream from the node with object serial `serial` in a fixed format (subtype, pixels,
  * width, height, rate_num[0]/rate_den[0] of `format`). NULL on failure, with a message in
- * `error`. Callbacks run on the stream's own thread until ck_pw_stream_close returns. */
-ck_pw_stream *ck_pw_stream_open(int fd, uint64_t serial, const ck_pw_format *format,
+ * `error`. Callbacks run on the stream's own thread until ck_pw_stream_close returns; frames
+ * kept from it stay valid after that, until released. With `lend` 0 no frame is lendable (the
+ * camera's lends_buffers). */
+ck_pw_stream *ck_pw_stream_open(int fd, uint64_t serial, const ck_pw_format *format, int lend,
                                 ck_pw_frame_callback on_frame, ck_pw_state_callback on_state, void *user,
                                 char *error, size_t error_size);
 /* The format the stream negotiated, once streaming (0 when not yet known). */

@@ -38,6 +38,11 @@ package final class MediaStorage: @unchecked Sendable {
         self.release = release
     }
 
+    /// Whether the memory is a lender's (a driver's or a sound server's buffer), not CaptureKit's.
+    package var isLent: Bool {
+        if case .lent = release { true } else { false }
+    }
+
     /// Allocates `byteCount` bytes aligned for SIMD code, or throws `.outOfMemory`.
     package static func allocate(byteCount: Int) throws(CaptureError) -> MediaStorage {
         MediaStorage(bytes: try alignedAllocate(byteCount), byteCount: byteCount, release: .free)

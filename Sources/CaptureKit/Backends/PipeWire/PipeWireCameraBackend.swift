@@ -31,9 +31,9 @@ final class PipeWireCameraBackend: DeviceBackend {
 
     var isConnected: Bool { provider.isPresent(nodeName) }
 
-    /// What the stream asks PipeWire for: `configuration`'s size, layout and rate, and the
-    /// node's serial now.
-    func request(for configuration: StreamConfiguration) -> (serial: UInt64, format: ck_pw_format)? {
+    /// What the stream asks PipeWire for: `configuration`'s size, layout and rate, the node's
+    /// serial now, and whether its frames may be kept by reference.
+    func request(for configuration: StreamConfiguration) -> (serial: UInt64, format: ck_pw_format, lends: Bool)? {
         camera.withLock { camera in
             guard var request = camera.formats.first(where: { $0.format == configuration.format })?.request else { return nil }
             let duration = configuration.frameDuration.isNumeric && configuration.frameDuration > .zero
@@ -41,7 +41,7 @@ final class PipeWireCameraBackend: DeviceBackend {
             request.rate_count = 1
             request.rate_num.0 = UInt32(clamping: duration.timescale)
             request.rate_den.0 = UInt32(clamping: duration.value)
-            return (camera.serial, request)
+            return (camera.serial, request, camera.lendsBuffers)
         }
     }
 

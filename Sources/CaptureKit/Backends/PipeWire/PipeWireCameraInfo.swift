@@ -13,6 +13,9 @@ struct PipeWireCameraInfo: Sendable {
     var deviceAPI: String
     /// Where the node's device is, as its monitor names it ("v4l2:/dev/video0").
     var objectPath: String
+    /// Whether a stream may keep the node's frames by reference: a node the daemon runs, whose
+    /// buffers come back every graph cycle, not another client's stream (see the shim).
+    var lendsBuffers: Bool
     /// The formats offered, best first within each size, with the shim's format for each.
     var formats: [(format: CaptureDevice.Format, request: ck_pw_format)]
 
@@ -31,6 +34,7 @@ struct PipeWireCameraInfo: Sendable {
         role = Self.string(camera.media_role)
         deviceAPI = Self.string(camera.device_api)
         objectPath = Self.string(camera.object_path)
+        lendsBuffers = camera.lends_buffers != 0
         var entries: [(format: CaptureDevice.Format, request: ck_pw_format)] = []
         withUnsafeBytes(of: camera.formats) { raw in
             let formats = raw.bindMemory(to: ck_pw_format.self)

@@ -4,16 +4,19 @@ import Foundation
 import Synchronization
 
 /// A running capture from one PipeWire camera node: a `pw_stream` (through the shim) whose
-/// frames, on its own thread, are copied into pooled buffers (Motion JPEG ones decoded, their
-/// JPEG kept beside them as V4L2's are) and stamped with the capture time of the buffer's
-/// header (`spa_meta_header.pts`, on the monotonic clock) or, without one, their arrival.
+/// frames, on its own thread, are lent by reference from the buffers PipeWire shares with it
+/// (shared memory or DMA-BUF, mapped by the shim, a DMA-BUF attached) when the node is one the
+/// daemon made and while enough buffers stay in circulation, else copied into pooled buffers
+/// (Motion JPEG ones decoded, their JPEG kept beside them as V4L2's are), and stamped with the
+/// capture time of the buffer's header (`spa_meta_header.pts`, on the monotonic clock) or,
+/// without one, their arrival.
 ///
 /// When the node goes away (a camera unplugged, its daemon's monitor gone), the stream reports
 /// `.disconnected`; when a node of the same name is listed again it reopens it with the same
 /// format and reports `.reconnected`.
 final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
     // Unchecked Sendable: the C stream pointer is opened and closed under `state`'s lock; frame
-    // state is touched only on the stream's own thread.
+    // state is touched only on the stream's own thread (one stream open at a time).
 
     /// The shim's stream.
     private struct Handle: @unchecked Sendable {
@@ -71,7 +74,7 @@ final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
 
     /// Opens the C stream and waits until it streams.
     private func open() throws(CaptureError) {
-        guard let (serial, request) = backend.request(for: configuration) else {
+        guard let (serial, request, lends) = backend.request(for: configuration) else {
             throw CaptureError(.unsupportedFormat, "\(backend.descriptor.localizedName) has no format \(configuration.format)", deviceID: deviceID)
         }
         var format = request
@@ -82,9 +85,9 @@ final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
                                + "(CaptureDevice.requestAccess(for: .video))", deviceID: deviceID)
         }
         let handle = try remote.connect { fd in
-            ck_pw_stream_open(fd, serial, &format, { user, data, size, stride, pts, sequence, fd in
-                guard let user, let data else { return }
-                Unmanaged<PipeWireCameraStream>.fromOpaque(user).takeUnretainedValue().frame(data, size: Int(size), stride: Int(stride), pts: pts, headerSequence: sequence)
+            ck_pw_stream_open(fd, serial, &format, lends ? 1 : 0, { user, frame in
+                guard let user, let frame else { return 0 }
+                return Unmanaged<PipeWireCameraStream>.fromOpaque(user).takeUnretainedValue().frame(frame.pointee) ? 1 : 0
             }, { user, state, error in
                 guard let user else { return }
                 Unmanaged<PipeWireCameraStream>.fromOpaque(user).takeUnretainedValue().stateChanged(Int(state), error: error.map { String(cString: $0) })
@@ -135,20 +138,24 @@ final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
         if state.withLock({ $0.streamStateChanged(value, error: error) }) { streaming.signal() }
     }
 
-    private func frame(_ data: UnsafePointer<UInt8>, size: Int, stride: Int, pts: Int64, headerSequence: UInt64) {
-        guard state.withLock({ $0.phase == .running }) else { return }
+    /// Makes a sample of `frame`; true when it kept the frame's buffer (lent by reference).
+    private func frame(_ frame: ck_pw_frame_info) -> Bool {
+        guard state.withLock({ $0.phase == .running }), let data = frame.data else { return false }
+        let size = Int(frame.size)
         let now = MonotonicClock.nanoseconds()
         // The header's time is the capture time on CLOCK_MONOTONIC (V4L2's buffer time, a test
         // source's clock); anything else is not a time of this clock.
+        let pts = frame.pts_ns
         let captured = pts > 0 && abs(now - pts) < 5_000_000_000 && pts <= now ? pts : now
-        if let last = lastHeaderSequence, headerSequence > last + 1 {
-            let skipped = Int(headerSequence - last - 1)
+        if let last = lastHeaderSequence, frame.sequence > last + 1 {
+            let skipped = Int(frame.sequence - last - 1)
             sequence += UInt64(skipped)
             sink.event(.droppedFrames(count: skipped))
         }
-        lastHeaderSequence = headerSequence
+        lastHeaderSequence = frame.sequence
         let buffer: PixelBuffer
         var compressed: CompressedFrame?
+        var kept = false
         if let decoder, let jpegPool {
             let jpeg = UnsafeRawBufferPointer(start: data, count: size)
             do {
@@ -160,41 +167,69 @@ final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
             } catch {
                 // A damaged or oversized JPEG is a lost frame, counted as one.
                 sink.event(.droppedFrames(count: 1))
-                return
+                return false
             }
         } else {
-            guard let copied = try? pool.makeBuffer(), copy(data, size: size, stride: stride, into: copied) else {
+            guard let planes = planes(size: size, stride: Int(frame.stride)) else {
                 sink.event(.droppedFrames(count: 1))
-                return
+                return false
             }
-            buffer = copied
+            if let lendable = frame.lendable {
+                let storage = MediaStorage(lentBy: PipeWireFrameLender.shared, tag: Int(bitPattern: lendable),
+                                           bytes: UnsafeMutableRawPointer(mutating: data), byteCount: size)
+                let dma = frame.dmabuf_fd >= 0
+                    ? DMABuffer(fileDescriptor: frame.dmabuf_fd, length: Int(frame.dmabuf_length),
+                                planes: planes.map { DMABuffer.Plane(offset: Int(frame.dmabuf_offset) + $0.offset, bytesPerRow: $0.bytesPerRow,
+                                                                     length: $0.bytesPerRow * $0.rowCount) })
+                    : nil
+                buffer = PixelBuffer(width: pool.width, height: pool.height, pixelFormat: pixelFormat, planes: planes, storage: storage, dmaBuffer: dma)
+                kept = true
+            } else {
+                guard let copied = try? pool.makeBuffer() else {
+                    sink.event(.droppedFrames(count: 1))
+                    return false
+                }
+                copy(data, planes: planes, into: copied)
+                buffer = copied
+            }
         }
         let sample = SampleBuffer(media: .video(buffer), presentationTimeStamp: MediaTime(value: captured, timescale: 1_000_000_000),
                                   duration: frameDuration, sequenceNumber: sequence, compressedFrame: compressed)
         sequence += 1
         sink.deliver(sample)
+        return kept
     }
 
-    /// Copies a frame whose planes follow one another in one block (`stride` is the first
-    /// plane's) into `buffer`; false when the block is too short for the format.
-    private func copy(_ data: UnsafePointer<UInt8>, size: Int, stride: Int, into buffer: PixelBuffer) -> Bool {
-        let firstRow = pixelFormat.minimumBytesPerRow(plane: 0, width: buffer.width)
+    /// Where the planes of a frame lie in a block of `size` bytes whose planes follow one another
+    /// (`stride` is the first plane's, 0 when the producer gives none), or nil when the block is
+    /// too short for the format.
+    private func planes(size: Int, stride: Int) -> [PixelBuffer.Plane]? {
+        let firstRow = pixelFormat.minimumBytesPerRow(plane: 0, width: pool.width)
         let sourceStride = stride > 0 ? stride : firstRow
         var offset = 0
-        for plane in 0..<buffer.planeCount {
-            let rowBytes = pixelFormat.minimumBytesPerRow(plane: plane, width: buffer.width)
+        var planes: [PixelBuffer.Plane] = []
+        for plane in 0..<pixelFormat.planeCount {
+            let rowBytes = pixelFormat.minimumBytesPerRow(plane: plane, width: pool.width)
             let planeStride = sourceStride * rowBytes / max(1, firstRow)
-            let rows = buffer.rowCount(ofPlane: plane)
-            guard offset + planeStride * (rows - 1) + rowBytes <= size else { return false }
-            let targetStride = buffer.bytesPerRow(ofPlane: plane)
-            buffer.withUnsafeMutableBytes(ofPlane: plane) { target in
-                guard let base = target.baseAddress else { return }
-                for row in 0..<rows {
-                    (base + row * targetStride).copyMemory(from: data + offset + row * planeStride, byteCount: rowBytes)
-                }
-            }
+            let rows = pixelFormat.rowCount(plane: plane, height: pool.height)
+            guard planeStride >= rowBytes, offset + planeStride * (rows - 1) + rowBytes <= size else { return nil }
+            planes.append(PixelBuffer.Plane(offset: offset, bytesPerRow: planeStride, rowCount: rows))
             offset += planeStride * rows
         }
-        return true
+        return planes
+    }
+
+    /// Copies the frame at `data` laid out as `planes` into `buffer`'s rows.
+    private func copy(_ data: UnsafePointer<UInt8>, planes: [PixelBuffer.Plane], into buffer: PixelBuffer) {
+        for (index, plane) in planes.enumerated() {
+            let rowBytes = pixelFormat.minimumBytesPerRow(plane: index, width: buffer.width)
+            let targetStride = buffer.bytesPerRow(ofPlane: index)
+            buffer.withUnsafeMutableBytes(ofPlane: index) { target in
+                guard let base = target.baseAddress else { return }
+                for row in 0..<plane.rowCount {
+                    (base + row * targetStride).copyMemory(from: data + plane.offset + row * plane.bytesPerRow, byteCount: rowBytes)
+                }
+            }
+        }
     }
 }

@@ -26,7 +26,7 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
             let direct = try VMEnvironment.device(at: node)
             let referenceFrame = try await Self.directFrame(direct)
 
-            try await AudioDaemons.withPipeWire(v4l2Cameras: true) { daemon in
+            let held = try await AudioDaemons.withPipeWire(v4l2Cameras: true) { daemon in
                 try AudioDaemons.poll("WirePlumber's node for \(node)", timeout: .seconds(60)) {
                     ((try? AudioDaemons.run("pw-cli", ["ls", "Node"], environment: daemon.environment)) ?? "").contains("object.path = \"v4l2:\(node)\"")
                 }
@@ -60,6 +60,29 @@ extension RealTimeCaptureTests.V4L2IntegrationTests {
                 #expect(mismatches.isEmpty, "\(mismatches.count) sampled pixels differ: \(mismatches.prefix(8))")
                 // The kernel's capture times, through PipeWire's buffer header, on the session clock.
                 try VMCapture.expectKernelTimes(recorder, since: streamStart)
+                return recorder.samples.items.compactMap(\.sample.pixelBuffer)
+            }
+            // The recorder held every frame: the first ones came by reference in PipeWire's
+            // buffers, and they still hold the picture with the daemon and its buffers gone.
+            let lent = held.filter(\.storage.isLent)
+            let first = try #require(lent.first, "frames lent by reference")
+            let mismatches = ColorBarPattern.mismatches(in: PixelSampler(first), reference: referenceFrame, referenceName: "the V4L2 backend")
+            #expect(mismatches.isEmpty, "a lent frame after the daemon went: \(mismatches.count) sampled pixels differ: \(mismatches.prefix(8))")
+            // PipeWire's V4L2 node exports vivid's buffers as DMA-BUFs: each lent frame carries its
+            // own, whose bytes are the frame's.
+            #expect(lent.allSatisfy { $0.hasDMABuffer }, "\(lent.filter(\.hasDMABuffer).count) of \(lent.count) lent frames carry a DMA-BUF")
+            for frame in lent {
+                let mismatched: Int? = frame.withDMABuffer { dma in
+                    let (descriptor, length, plane) = (dma.fileDescriptor, dma.length, dma.planes[0])
+                    guard plane.offset + plane.length <= length, let mapping = mmap(nil, length, PROT_READ, MAP_SHARED, descriptor, 0),
+                          mapping != MAP_FAILED else { return -1 }
+                    defer { munmap(mapping, length) }
+                    return frame.withUnsafeBytes(ofPlane: 0) { pixels in
+                        // Every 61st byte: all rows and columns without comparing 600 KB per frame.
+                        stride(from: 0, to: plane.length, by: 61).filter { pixels[$0] != mapping.load(fromByteOffset: plane.offset + $0, as: UInt8.self) }.count
+                    }
+                }
+                #expect(mismatched == 0, "the DMA-BUF's bytes against the frame's: \(String(describing: mismatched)) differ (-1: not mappable)")
             }
         }
     }
