@@ -1,12 +1,14 @@
 /// A frame's memory as a Linux DMA-BUF file descriptor, for handing a camera frame to a GPU
 /// (EGL/Vulkan import), a hardware encoder or another process without copying it.
 ///
-/// Only frames lent by reference from a driver buffer carry one, and it is lent only for the
-/// length of ``PixelBuffer/withDMABuffer(_:)``'s closure: the descriptor is the capture
-/// stream's, the driver refills its buffer once the frame is let go, and the stream closes it
-/// (its number then free for any other file) once torn down. The type cannot be copied, so no
-/// value of it outlives that closure; `dup(2)` ``fileDescriptor`` inside it to keep the
-/// descriptor open, and keep the ``PixelBuffer`` to keep the pixels. It was exported read-only
+/// Only frames lent by reference from a driver buffer carry one (a V4L2 camera's, or a
+/// PipeWire camera's whose node exports DMA-BUFs), and it is lent only for the length of
+/// ``PixelBuffer/withDMABuffer(_:)``'s closure: the descriptor is the capture stream's (for
+/// PipeWire, the frame's own duplicate), the driver refills its buffer once the frame is let go,
+/// and the descriptor is closed (its number then free for any other file) once the stream is
+/// torn down (for PipeWire, once the frame is let go). The type cannot be copied, so no value of
+/// it outlives that closure; `dup(2)` ``fileDescriptor`` inside it to keep the descriptor open,
+/// and keep the ``PixelBuffer`` to keep the pixels. It was exported read-only
 /// (`O_RDONLY | O_CLOEXEC`), so map it with `PROT_READ` only.
 ///
 /// ```swift

@@ -38,8 +38,8 @@ public final class PixelBuffer: Sendable {
     package let planes: [Plane]
     package let storage: MediaStorage
 
-    /// The driver buffer this frame lies in, exported as a DMA-BUF (`VIDIOC_EXPBUF`); lent only
-    /// inside ``withDMABuffer(_:)``.
+    /// The driver buffer this frame lies in, exported as a DMA-BUF (`VIDIOC_EXPBUF`, directly or
+    /// through PipeWire); lent only inside ``withDMABuffer(_:)``.
     private let dmaBuffer: DMABuffer?
 
     /// What ``init(width:height:pixelFormat:fillingPlanes:)`` and
@@ -123,8 +123,8 @@ public final class PixelBuffer: Sendable {
         }
     }
 
-    /// Whether the frame lies in a driver buffer exported as a DMA-BUF (`VIDIOC_EXPBUF`): false
-    /// for copies and conversions, and on drivers that cannot export.
+    /// Whether the frame lies in a driver buffer exported as a DMA-BUF (`VIDIOC_EXPBUF`, directly
+    /// or through PipeWire): false for copies and conversions, and on drivers that cannot export.
     public var hasDMABuffer: Bool { dmaBuffer != nil }
 
     /// Lends the frame's DMA-BUF to `body` and returns what it returns, or nil (without calling
