@@ -523,9 +523,15 @@ static int memptr_location(struct ck_pw_stream *s, const struct spa_data *d, int
     return found;
 }
 
+/* A buffer the shim could not map: one PipeWire mapped (MemPtr) is read in place and copied;
+   one only a descriptor reaches could never be read, so the stream fails, saying why, rather
+   than lose every frame in it unseen. */
+static void buffer_unmapped(struct ck_pw_stream *s, const struct spa_data *d, int error) {
+    if (d->data == NULL) pw_stream_set_error(s->stream, -error, "cannot map the camera's buffer: %s", strerror(error));
+}
+
 /* Maps the buffer's memory (a memfd, a DMA-BUF, or the pool block a MemPtr lies in) for the
-   shim itself, so that its lifetime is the frame's rather than PipeWire's. A buffer it cannot
-   map so is read in place (and copied). */
+   shim itself, so that its lifetime is the frame's rather than PipeWire's. */
 static void stream_add_buffer(void *data, struct pw_buffer *b) {
     struct ck_pw_stream *s = data;
     b->user_data = NULL;
@@ -545,9 +551,9 @@ static void stream_add_buffer(void *data, struct pw_buffer *b) {
     size_t size = d->maxsize + (location - aligned);
     /* Read-only, as PipeWire hands a consumer its buffers: nothing writes a delivered frame. */
     void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, (off_t)aligned);
-    if (map == MAP_FAILED) return;
+    if (map == MAP_FAILED) { buffer_unmapped(s, d, errno); return; }
     ck_pw_frame *f = calloc(1, sizeof(*f));
-    if (f == NULL) { munmap(map, size); return; }
+    if (f == NULL) { munmap(map, size); buffer_unmapped(s, d, ENOMEM); return; }
     f->stream = s;
     f->buffer = b;
     f->map = map;
@@ -565,7 +571,7 @@ static void stream_add_buffer(void *data, struct pw_buffer *b) {
     int room = s->frame_count < CK_PW_MAX_BUFFERS;
     if (room) s->frames[s->frame_count++] = f;
     pthread_mutex_unlock(&s->lend_lock);
-    if (!room) { frame_free(f); return; }
+    if (!room) { frame_free(f); buffer_unmapped(s, d, ENOSPC); return; }
     b->user_data = f;
 }
 
