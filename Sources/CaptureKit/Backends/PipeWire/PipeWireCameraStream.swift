@@ -39,6 +39,9 @@ final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
     /// On the stream's thread only: the next sequence number and the last header sequence.
     private var sequence: UInt64 = 0
     private var lastHeaderSequence: UInt64?
+    /// On the stream's thread only: where the planes lie for the last stride a frame gave (it is
+    /// fixed for a format), and the bytes they span, so a frame allocates no plane list of its own.
+    private var layout: (stride: Int, planes: [PixelBuffer.Plane], span: Int)?
 
     /// How long PipeWire may take to link the stream to the node and start it.
     static let openTimeout: Duration = .seconds(5)
@@ -204,19 +207,24 @@ final class PipeWireCameraStream: DeviceStream, @unchecked Sendable {
     /// (`stride` is the first plane's, 0 when the producer gives none), or nil when the block is
     /// too short for the format.
     private func planes(size: Int, stride: Int) -> [PixelBuffer.Plane]? {
-        let firstRow = pixelFormat.minimumBytesPerRow(plane: 0, width: pool.width)
-        let sourceStride = stride > 0 ? stride : firstRow
-        var offset = 0
-        var planes: [PixelBuffer.Plane] = []
-        for plane in 0..<pixelFormat.planeCount {
-            let rowBytes = pixelFormat.minimumBytesPerRow(plane: plane, width: pool.width)
-            let planeStride = sourceStride * rowBytes / max(1, firstRow)
-            let rows = pixelFormat.rowCount(plane: plane, height: pool.height)
-            guard planeStride >= rowBytes, offset + planeStride * (rows - 1) + rowBytes <= size else { return nil }
-            planes.append(PixelBuffer.Plane(offset: offset, bytesPerRow: planeStride, rowCount: rows))
-            offset += planeStride * rows
+        if layout?.stride != stride {
+            let firstRow = pixelFormat.minimumBytesPerRow(plane: 0, width: pool.width)
+            let sourceStride = stride > 0 ? stride : firstRow
+            var offset = 0, span = 0
+            var planes: [PixelBuffer.Plane] = []
+            for plane in 0..<pixelFormat.planeCount {
+                let rowBytes = pixelFormat.minimumBytesPerRow(plane: plane, width: pool.width)
+                let planeStride = sourceStride * rowBytes / max(1, firstRow)
+                let rows = pixelFormat.rowCount(plane: plane, height: pool.height)
+                guard planeStride >= rowBytes else { return nil }
+                planes.append(PixelBuffer.Plane(offset: offset, bytesPerRow: planeStride, rowCount: rows))
+                span = offset + planeStride * (rows - 1) + rowBytes
+                offset += planeStride * rows
+            }
+            layout = (stride, planes, span)
         }
-        return planes
+        guard let layout, layout.span <= size else { return nil }
+        return layout.planes
     }
 
     /// Copies the frame at `data` laid out as `planes` into `buffer`'s rows.

@@ -64,7 +64,6 @@ extension RealTimeCaptureTests {
             let copy = try #require(copies.first)
             for frame in lent {
                 // videotestsrc's bars fill the top two thirds of every frame alike (its snow, below, does not).
-                let bars = frame.bytesPerRow(ofPlane: 0) * 160
                 let same = frame.withUnsafeBytes(ofPlane: 0) { pixels in
                     copy.withUnsafeBytes(ofPlane: 0) { copied in
                         (0..<160).allSatisfy { row in
@@ -72,7 +71,7 @@ extension RealTimeCaptureTests {
                         }
                     }
                 }
-                #expect(bars > 0 && same, "a held lent frame's bars equal a copy's")
+                #expect(same, "a held lent frame's bars equal a copy's")
             }
         }
     }
