@@ -50,4 +50,18 @@ void ck_photo_transform_plane(uint8_t *dst, ptrdiff_t dstStride, int dstWidth, i
                               const uint8_t *origin, ptrdiff_t rowStep, ptrdiff_t columnStep,
                               int pixelBytes, int mode);
 
+/*
+ * Raw Bayer rows packed as MIPI CSI-2 carries them (V4L2's SBGGR10P `pBAA` ... SRGGB12P `pRCC`)
+ * into 16-bit words, the sample in the low bits: `bits` 10 (four samples in five bytes: the
+ * high eight bits of each, then a byte of their low two bits, first sample lowest) or 12 (two
+ * samples in three bytes, the third holding the low four bits of each). A row's last group may
+ * be partial (a width that is not a multiple of the group's): the row still holds all of its
+ * bytes, as the formats require, and the padding samples are not written.
+ */
+void ck_unpack_csi2_bayer(uint16_t *dst, ptrdiff_t dstStride, const uint8_t *src, ptrdiff_t srcStride,
+                          int width, int height, int bits);
+
+/* The bytes a row of `width` CSI-2 packed samples of `bits` (10 or 12) takes. */
+ptrdiff_t ck_csi2_packed_row_bytes(int width, int bits);
+
 #endif

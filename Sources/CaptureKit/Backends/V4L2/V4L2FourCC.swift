@@ -43,6 +43,15 @@ struct V4L2FourCC: Sendable, Hashable, CustomStringConvertible {
         (V4L2FourCC("BYR2"), .bayerBGGR16), (V4L2FourCC("GB16"), .bayerGBRG16), (V4L2FourCC("GR16"), .bayerGRBG16),
         (V4L2FourCC("RG16"), .bayerRGGB16),
     ]
+    /// Raw Bayer codes packed as MIPI CSI-2 carries them (`V4L2_PIX_FMT_SBGGR10P` `pBAA` …
+    /// `V4L2_PIX_FMT_SRGGB12P` `pRCC`; see ``CSI2Packing``): what the raw modes of embedded
+    /// boards' sensors deliver. Their frames are unpacked into the 10- and 12-bit formats.
+    static let packedBayer: [(code: V4L2FourCC, format: PixelFormat)] = [
+        (V4L2FourCC("pBAA"), .bayerBGGR10), (V4L2FourCC("pGAA"), .bayerGBRG10), (V4L2FourCC("pgAA"), .bayerGRBG10),
+        (V4L2FourCC("pRAA"), .bayerRGGB10),
+        (V4L2FourCC("pBCC"), .bayerBGGR12), (V4L2FourCC("pGCC"), .bayerGBRG12), (V4L2FourCC("pgCC"), .bayerGRBG12),
+        (V4L2FourCC("pRCC"), .bayerRGGB12),
+    ]
 
     /// The layout frames of this code are delivered in: the code's own layout, or RGB for
     /// MJPEG (decoded); nil for codes CaptureKit does not read.
@@ -57,8 +66,13 @@ struct V4L2FourCC: Sendable, Hashable, CustomStringConvertible {
         case .bgr24: return .bgr24
         case .grey: return .gray8
         case .mjpeg, .jpeg: return .rgb24
-        default: return Self.bayer.first { $0.code == self }?.format
+        default: return (Self.bayer + Self.packedBayer).first { $0.code == self }?.format
         }
+    }
+
+    /// The bits of each sample of a CSI-2 packed Bayer code (10 or 12), nil for other codes.
+    var packedBayerBits: Int? {
+        Self.packedBayer.first { $0.code == self }?.format.bayerBitDepth
     }
 
     /// Whether frames of this code are JPEG images.

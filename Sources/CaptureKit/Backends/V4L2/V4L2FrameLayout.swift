@@ -2,7 +2,11 @@
 /// chroma planes of single-buffer formats follow the luma plane, with strides derived from
 /// the luma stride as the V4L2 format definitions specify.
 struct V4L2FrameLayout: Sendable, Equatable {
+    /// What frames are delivered in (a CSI-2 packed code's unpacked Bayer format).
     let pixelFormat: PixelFormat
+    /// For a CSI-2 packed Bayer code, the bits of each sample: `planes` then describe the
+    /// packed rows, which are unpacked into `pixelFormat` frames, never lent.
+    let packedBits: Int?
     let width: Int
     let height: Int
     let planes: [PixelBuffer.Plane]
@@ -16,6 +20,12 @@ struct V4L2FrameLayout: Sendable, Equatable {
         self.pixelFormat = pixelFormat
         width = format.width
         height = format.height
+        packedBits = format.fourCC.packedBayerBits
+        if let bits = format.fourCC.packedBayerBits {
+            let packedRow = CSI2Packing.rowBytes(width: format.width, bits: bits)
+            planes = [PixelBuffer.Plane(offset: 0, bytesPerRow: max(format.bytesPerLine, packedRow), rowCount: format.height)]
+            return
+        }
         let lumaStride = max(format.bytesPerLine, pixelFormat.minimumBytesPerRow(plane: 0, width: width))
         var offset = 0
         var planes: [PixelBuffer.Plane] = []

@@ -3,10 +3,12 @@ import Glibc
 /// Turns dequeued driver buffers into sample buffers on the stream thread: raw frames are
 /// handed out by reference to the mapped buffer (requeued when the last consumer lets go),
 /// or copied into a pooled buffer when consumers already hold so many that the driver would
-/// run short (lent frames carry the buffer's DMA-BUF when the driver exported it); MJPEG frames are decoded and the buffer requeued at once. Frames the driver
-/// flagged as damaged, frames shorter than their format, and JPEG frames that do not decode
-/// are dropped and counted; so are the frames the driver skipped (sequence gaps). Frames are
-/// numbered by ``V4L2SequenceTracker``: the driver's count, made to run on by one per frame.
+/// run short (lent frames carry the buffer's DMA-BUF when the driver exported it); MJPEG
+/// frames are decoded, CSI-2 packed Bayer frames unpacked, and their buffers requeued at once.
+/// Frames the driver flagged as damaged, frames shorter than their format, and JPEG frames
+/// that do not decode are dropped and counted; so are the frames the driver skipped (sequence
+/// gaps). Frames are numbered by ``V4L2SequenceTracker``: the driver's count, made to run on by
+/// one per frame.
 final class V4L2FrameReader {
     /// Why a frame was not delivered.
     enum DropReason: Sendable, Equatable {
@@ -105,7 +107,7 @@ final class V4L2FrameReader {
                 outcome.drops.append(.shortBuffer(bytes: bytes.count, expected: layout.byteCount))
                 return outcome
             }
-            if ring.queuedCount >= minimumQueued {
+            if layout.packedBits == nil, ring.queuedCount >= minimumQueued {
                 let storage = MediaStorage(lentBy: ring, tag: buffer.index, bytes: mapped.base, byteCount: layout.byteCount)
                 let dmaBuffer = ring.exportedDescriptor(of: buffer.index).map {
                     DMABuffer(fileDescriptor: $0, length: mapped.length, planes: dmaPlanes)
@@ -118,7 +120,11 @@ final class V4L2FrameReader {
                     outcome.drops.append(.noMemoryForCopy)
                     return outcome
                 }
-                Self.copy(from: mapped.base, layout: layout, into: copy)
+                if let bits = layout.packedBits {
+                    CSI2Packing.unpack(mapped.base, bytesPerRow: layout.planes[0].bytesPerRow, bits: bits, into: copy)
+                } else {
+                    Self.copy(from: mapped.base, layout: layout, into: copy)
+                }
                 frame = copy
             }
         } else {

@@ -137,8 +137,9 @@ final class ScriptedV4L2Device: V4L2DeviceIO, @unchecked Sendable {
     func setFormat(_ format: V4L2PixFormat, bufferType: V4L2BufferType) throws(CaptureError) -> V4L2PixFormat {
         try call("VIDIOC_S_FMT") {
             var chosen = script.substituteFormat?(format) ?? format
-            let layoutWidth = chosen.fourCC.pixelFormat?.minimumBytesPerRow(plane: 0, width: chosen.width) ?? 0
-            chosen.bytesPerLine = max(script.bytesPerLine, chosen.fourCC.isJPEG ? 0 : layoutWidth)
+            chosen.bytesPerLine = 0
+            let layoutWidth = chosen.fourCC.isJPEG ? 0 : (try? V4L2FrameLayout(chosen))?.planes[0].bytesPerRow ?? 0
+            chosen.bytesPerLine = max(script.bytesPerLine, layoutWidth)
             chosen.sizeImage = chosen.fourCC.isJPEG ? chosen.width * chosen.height * 3
                 : (try? V4L2FrameLayout(chosen).byteCount) ?? 0
             current = chosen
