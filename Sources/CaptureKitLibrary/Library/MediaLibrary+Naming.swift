@@ -8,7 +8,8 @@ extension MediaLibrary {
     package static let temporaryPrefix = ".capturekit-tmp-"
 
     /// Extensions of the files the library writes (and reconciliation may index).
-    package static let fileExtensions: Set<String> = ["jpg", "jpeg", "png", "heic", "heif", "mov", "mp4", "m4v", "mkv", "webm", "avi"]
+    package static let fileExtensions: Set<String> = Set(MediaLibraryImageFormat.allCases.flatMap(\.fileExtensions))
+        .union(["mov", "mp4", "m4v", "mkv", "webm", "avi"])
 
     /// The temporary name of a file being written (or being deleted) as asset `id`.
     package static func temporaryName(id: String, fileExtension: String) -> String {

@@ -4,32 +4,35 @@ import Foundation
 import Glibc
 
 extension MediaLibrary {
-    /// Saves an encoded image — JPEG, PNG or HEIF bytes, e.g. `CapturePhoto.fileDataRepresentation()`
-    /// — as a new photo, and returns it with its library id.
+    /// Saves an encoded image — JPEG, PNG, HEIF or DNG bytes, e.g. `CapturePhoto.fileDataRepresentation()`
+    /// of a processed or a raw photo — as a new photo, and returns it with its library id.
     ///
-    /// The format is read from the first bytes: JPEG's SOI marker, PNG's signature, or an ISO
-    /// `ftyp` box with a HEIF brand (`heic`, `heix`, `mif1`, …). With no `fileExtension` (the
-    /// default) the file is named for that format (`.jpg`, `.png`, `.heic`), as `PHAssetCreationRequest`
-    /// takes data without a name; a `fileExtension` given (`jpg`, `jpeg`, `png`, `heic` or `heif`)
-    /// is kept, and must name the format the bytes are in. `creationDate` (default: now) is indexed
+    /// The format is read from the bytes: JPEG's SOI marker, PNG's signature, an ISO `ftyp` box
+    /// with a HEIF brand (`heic`, `heix`, `mif1`, …), or a TIFF header whose first directory has
+    /// the `DNGVersion` tag. With no `fileExtension` (the default) the file is named for that
+    /// format (`.jpg`, `.png`, `.heic`, `.dng`), as `PHAssetCreationRequest` takes data without a
+    /// name; a `fileExtension` given (`jpg`, `jpeg`, `png`, `heic`, `heif` or `dng`) is kept, and
+    /// must name the format the bytes are in. A DNG is a photo like the others: its size is the
+    /// sensor's, and ``AssetImageGenerator`` shows it demosaiced. `creationDate` (default: now) is indexed
     /// and set as the file's modification time. The file is written under a generated name (see
     /// the type's notes) atomically, then indexed.
     ///
     /// Throws `.invalidArgument` for an unknown extension or one that does not match the bytes,
-    /// `.unsupportedFile` for bytes that are not a JPEG, PNG or HEIF image, `.corruptFile` for
+    /// `.unsupportedFile` for bytes that are not a JPEG, PNG, HEIF or DNG image, `.corruptFile` for
     /// an image that cannot be read, `.diskFull`/`.fileError` when it cannot be written; in
     /// every case nothing is left in the library.
     public func saveImage(_ data: Data, fileExtension: String? = nil, creationDate: Date? = nil) throws(CaptureError) -> MediaAsset {
         var named: MediaLibraryImageFormat?
         if let fileExtension {
             guard let format = MediaLibraryImageFormat(fileExtension: fileExtension) else {
-                throw .invalidArgument("'\(fileExtension)' is not an image extension the library takes (jpg, jpeg, png, heic, heif)")
+                let known = MediaLibraryImageFormat.allCases.flatMap(\.fileExtensions).joined(separator: ", ")
+                throw .invalidArgument("'\(fileExtension)' is not an image extension the library takes (\(known))")
             }
             named = format
         }
         guard let format = MediaLibraryImageFormat(contentsOf: data) else {
             let start = data.prefix(8).map { String($0, radix: 16) }.joined(separator: " ")
-            throw CaptureError(.unsupportedFile, "the data (\(data.count) bytes, starting \(start.isEmpty ? "nowhere" : start)) is not a JPEG, PNG or HEIF image")
+            throw CaptureError(.unsupportedFile, "the data (\(data.count) bytes, starting \(start.isEmpty ? "nowhere" : start)) is not a JPEG, PNG, HEIF or DNG image")
         }
         if let named, let fileExtension, format != named {
             throw .invalidArgument("the data is a \(format.rawValue.uppercased()) image, but the extension '\(fileExtension)' says \(named.rawValue.uppercased())")

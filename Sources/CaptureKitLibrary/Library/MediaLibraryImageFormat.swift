@@ -11,6 +11,9 @@ package enum MediaLibraryImageFormat: String, Sendable, Hashable, CaseIterable {
     case png
     /// HEIF/HEIC: an ISO BMFF `ftyp` box whose major or compatible brands are HEIF's.
     case heif
+    /// DNG (a raw photo, ``CapturePhoto/isRawPhoto``): a TIFF file (`II*\0` or `MM\0*`) whose
+    /// first directory has the `DNGVersion` tag. Other TIFF files are not taken.
+    case dng
 
     /// The extensions each format may be saved under.
     package var fileExtensions: [String] {
@@ -18,11 +21,12 @@ package enum MediaLibraryImageFormat: String, Sendable, Hashable, CaseIterable {
         case .jpeg: return ["jpg", "jpeg"]
         case .png: return ["png"]
         case .heif: return ["heic", "heif"]
+        case .dng: return ["dng"]
         }
     }
 
     /// The extension a file of this format is given when the caller names none: `jpg`, `png`,
-    /// `heic` (what `AVCapturePhoto` files are called).
+    /// `heic`, `dng` (what `AVCapturePhoto` files are called).
     package var preferredFileExtension: String { fileExtensions[0] }
 
     /// The format an extension names (`jpg`, `JPEG`, `.png`, `heic`…), nil for any other.
@@ -41,6 +45,8 @@ package enum MediaLibraryImageFormat: String, Sendable, Hashable, CaseIterable {
             self = .png
         } else if Self.isHEIF(bytes) {
             self = .heif
+        } else if Self.isDNG(data) {
+            self = .dng
         } else {
             return nil
         }
@@ -51,5 +57,25 @@ package enum MediaLibraryImageFormat: String, Sendable, Hashable, CaseIterable {
     private static func isHEIF(_ bytes: [UInt8]) -> Bool {
         guard let box = FileTypeBox(bytes) else { return false }
         return box.brands.contains { FileTypeBox.heifImageBrands.contains($0) || FileTypeBox.heifSequenceBrands.contains($0) }
+    }
+
+    /// A TIFF header, then a first image file directory (wherever the header says it is) with
+    /// the `DNGVersion` tag (50706) among its entries, as the DNG specification requires.
+    private static func isDNG(_ data: Data) -> Bool {
+        let bytes = [UInt8](data.prefix(8))
+        let little: Bool
+        switch bytes.prefix(4) {
+        case [0x49, 0x49, 0x2A, 0x00]: little = true
+        case [0x4D, 0x4D, 0x00, 0x2A]: little = false
+        default: return false
+        }
+        func number(at offset: Int, size: Int) -> Int? {
+            guard offset >= 0, offset + size <= data.count else { return nil }
+            let start = data.startIndex + offset
+            let field = data[start..<(start + size)]
+            return (little ? field.reversed() : Array(field)).reduce(0) { $0 << 8 | Int($1) }
+        }
+        guard let directory = number(at: 4, size: 4), let count = number(at: directory, size: 2) else { return false }
+        return (0..<count).contains { number(at: directory + 2 + 12 * $0, size: 2) == 50706 }
     }
 }
