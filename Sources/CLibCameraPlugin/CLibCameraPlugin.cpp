@@ -5,11 +5,14 @@
 // back with ck_lc_requeue.
 #include "CLibCamera.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -19,7 +22,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <libcamera/base/object.h>
 
 #include <libcamera/camera.h>
 #include <libcamera/camera_manager.h>
@@ -41,7 +47,10 @@ int managerStatus = 1;  // 1: not started yet
 void (*hotplugHandler)(void *) = nullptr;
 void *hotplugUser = nullptr;
 
+void recordNodes();
+
 void cameraChanged(std::shared_ptr<Camera>) {
+    recordNodes();
     void (*handler)(void *);
     void *user;
     {
@@ -175,7 +184,115 @@ struct Abandoned {
     std::vector<std::unique_ptr<Request>> requests;
 };
 std::mutex abandonedLock;
-std::vector<Abandoned> abandoned;
+// Never destroyed: at exit the last reference to a camera still "running" would go with it, and
+// destroying a running camera's pipeline (its IPA thread) terminates the process.
+std::vector<Abandoned> &abandoned = *new std::vector<Abandoned>();
+
+}  // namespace
+
+// Cameras whose device vanished. libcamera 0.0.x removes a camera only for the pipeline handlers
+// that support hot-plug (uvcvideo): vimc's, the Raspberry Pi's and the others keep a camera whose
+// driver was unbound or unloaded listed, and when the device comes back they register a camera
+// of the same id, which libcamera treats as fatal — it aborts the process. So the shim watches
+// /dev (inotify, on a thread of its own) and removes a camera from the manager once one of its
+// capture nodes is gone (CameraManager::removeCamera is public in 0.0.x, and must run on the
+// manager's thread: a Remover moved there does it). Later versions made removeCamera internal;
+// there a driver reload still aborts (docs: DevicesOnLinux).
+namespace {
+
+struct Node { std::string path; dev_t devnum; };
+struct Recorded { std::weak_ptr<Camera> camera; std::vector<Node> nodes; };
+// Never destroyed: the watch thread may still use them while the process exits.
+std::mutex &nodesLock = *new std::mutex();
+std::map<std::string, Recorded> &cameraNodes = *new std::map<std::string, Recorded>();
+
+// Notes which /dev/video* nodes each listed camera has now; a camera listed before keeps its
+// old nodes when none is found (they are what vanished).
+void recordNodes() {
+    if (!manager) return;
+    std::map<std::string, Recorded> found;
+    if (DIR *dir = opendir("/dev")) {
+        while (struct dirent *entry = readdir(dir)) {
+            if (strncmp(entry->d_name, "video", 5) != 0) continue;
+            std::string path = std::string("/dev/") + entry->d_name;
+            struct stat status;
+            if (stat(path.c_str(), &status) != 0 || !S_ISCHR(status.st_mode)) continue;
+            auto camera = manager->get(status.st_rdev);
+            if (!camera) continue;
+            Recorded &record = found[camera->id()];
+            record.camera = camera;
+            record.nodes.push_back(Node{ path, status.st_rdev });
+        }
+        closedir(dir);
+    }
+    std::lock_guard<std::mutex> guard(nodesLock);
+    for (auto &entry : found) cameraNodes[entry.first] = std::move(entry.second);
+    for (auto iter = cameraNodes.begin(); iter != cameraNodes.end();) {
+        auto camera = iter->second.camera.lock();
+        if (!camera || manager->get(iter->first) != camera) iter = cameraNodes.erase(iter); else ++iter;
+    }
+}
+
+#if LIBCAMERA_VERSION_MAJOR == 0 && LIBCAMERA_VERSION_MINOR == 0
+class Remover : public Object {
+public:
+    void remove(std::shared_ptr<Camera> camera) {
+        if (manager->get(camera->id()) == camera) manager->removeCamera(camera);
+        deleteLater();
+    }
+};
+
+// Removes the recorded cameras one of whose nodes is gone (or is another device now).
+void removeVanished() {
+    std::vector<std::shared_ptr<Camera>> vanished;
+    {
+        std::lock_guard<std::mutex> guard(nodesLock);
+        for (auto iter = cameraNodes.begin(); iter != cameraNodes.end();) {
+            bool gone = std::any_of(iter->second.nodes.begin(), iter->second.nodes.end(), [](const Node &node) {
+                struct stat status;
+                return stat(node.path.c_str(), &status) != 0 || status.st_rdev != node.devnum;
+            });
+            auto camera = iter->second.camera.lock();
+            if (gone && camera) vanished.push_back(camera);
+            if (gone) iter = cameraNodes.erase(iter); else ++iter;
+        }
+    }
+    for (auto &camera : vanished) {
+        // Made here (a thread libcamera treats as its main one), handed to the manager's thread.
+        auto remover = new Remover();
+        remover->moveToThread(camera->thread());
+        remover->invokeMethod(&Remover::remove, ConnectionTypeQueued, camera);
+    }
+}
+
+void watchNodes() {
+    int fd = inotify_init1(IN_CLOEXEC);
+    if (fd < 0 || inotify_add_watch(fd, "/dev", IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB) < 0) {
+        if (fd >= 0) close(fd);
+        return;
+    }
+    std::thread([fd] {
+        alignas(struct inotify_event) char buffer[4096];
+        while (true) {
+            ssize_t count = read(fd, buffer, sizeof buffer);
+            if (count < 0 && errno == EINTR) continue;
+            if (count <= 0) break;
+            bool relevant = false;
+            for (ssize_t offset = 0; offset + static_cast<ssize_t>(sizeof(struct inotify_event)) <= count;) {
+                auto event = reinterpret_cast<const struct inotify_event *>(buffer + offset);
+                if (event->len > 0 && (strncmp(event->name, "video", 5) == 0 || strncmp(event->name, "media", 5) == 0)) relevant = true;
+                offset += sizeof(struct inotify_event) + event->len;
+            }
+            if (!relevant) continue;
+            removeVanished();
+            recordNodes();
+        }
+        close(fd);
+    }).detach();
+}
+#else
+void watchNodes() {}
+#endif
 
 }  // namespace
 
@@ -199,6 +316,8 @@ int ck_lc_start(void) {
     created->cameraRemoved.connect(cameraChanged);
     manager = created;
     managerStatus = 0;
+    recordNodes();
+    watchNodes();
     return 0;
 }
 
@@ -478,7 +597,7 @@ void ck_lc_stop(ck_lc_session *session, int vanished) {
         session->completedChanged.notify_all();
         gone = session->disconnected || vanished;
     }
-    if (session->running && (gone || !manager->get(session->camera->id()))) {
+    if (session->running && (gone || manager->get(session->camera->id()) != session->camera)) {
         session->camera->requestCompleted.disconnect(session);
         session->camera->disconnected.disconnect(session);
         std::lock_guard<std::mutex> guard(abandonedLock);

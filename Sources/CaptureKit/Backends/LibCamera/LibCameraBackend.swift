@@ -13,8 +13,9 @@ final class LibCameraBackend: DeviceBackend, CameraControlBackend, ConfigurableD
     /// Formats streamed with libcamera's still capture role rather than the video role.
     let stillFormats: Set<CaptureDevice.Format>
     let controls: LibCameraControls
-    /// The camera's capture nodes when it was listed: it is gone once one of them is.
-    let nodes: [LibCameraNodes.Node]
+    /// The camera's capture nodes as last seen: it is gone once one of them is, until libcamera
+    /// lists the camera again (a driver bound again gives it new nodes).
+    private let nodes: Mutex<[LibCameraNodes.Node]>
 
     /// The device ID of libcamera camera `id`.
     static func uniqueID(for id: String) -> String { "libcamera:\(id)" }
@@ -39,10 +40,19 @@ final class LibCameraBackend: DeviceBackend, CameraControlBackend, ConfigurableD
         formats = video + still
         stillFormats = Set(still)
         controls = LibCameraControls(id)
-        nodes = LibCameraNodes.nodes(of: id)
+        nodes = Mutex(LibCameraNodes.nodes(of: id))
     }
 
-    var isConnected: Bool { LibCamera.isAvailable && LibCamera.api.camera_exists(cameraID) != 0 && nodes.allSatisfy(\.isPresent) }
+    /// Whether libcamera lists the camera and its capture nodes are there. A camera listed
+    /// again after its nodes went (its driver bound again) has its new nodes looked up.
+    var isConnected: Bool {
+        guard LibCamera.isAvailable, LibCamera.api.camera_exists(cameraID) != 0 else { return false }
+        if nodes.withLock({ $0.allSatisfy(\.isPresent) }) { return true }
+        let current = LibCameraNodes.nodes(of: cameraID)
+        guard !current.isEmpty, current.allSatisfy(\.isPresent) else { return false }
+        nodes.withLock { $0 = current }
+        return true
+    }
 
     func startStream(_ configuration: StreamConfiguration, sink: StreamSink) throws(CaptureError) -> any DeviceStream {
         try checkStartable(configuration.format)

@@ -74,7 +74,7 @@ final class LibCameraStream: DeviceStream {
                 case .timeout:
                     // The nodes are checked too: most pipeline handlers never report a camera gone.
                     if let stall, MonotonicClock.nanoseconds() - lastFrame > stall { lost = true }
-                    if !backend.nodes.allSatisfy(\.isPresent) { lost = true }
+                    if !backend.isConnected { lost = true }
                 case .disconnected:
                     lost = true
                 case .stopped:

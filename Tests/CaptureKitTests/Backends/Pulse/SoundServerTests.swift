@@ -191,15 +191,7 @@ extension RealTimeCaptureTests {
             guard try AudioDaemons.requireTools() else { return }
             try await AudioDaemons.with(kind) { daemon in
                 let events = Recorder<String>()
-                let stream = CaptureDevice.connectionEvents()
-                let watcher = Task {
-                    for await event in stream {
-                        switch event {
-                        case .connected(let device): events.append("+\(device.uniqueID)")
-                        case .disconnected(let device): events.append("-\(device.uniqueID)")
-                        }
-                    }
-                }
+                let watcher = recordConnectionEvents(into: events)
                 defer { watcher.cancel() }
                 // The same events as AVFoundation's notifications, with the device as their object.
                 let notes = Recorder<String>()

@@ -231,6 +231,60 @@ extension RealTimeCaptureTests {
             #expect(packets.count >= 10, "\(packets.count) frames in the file")
             try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-xerror", "-i", url.path, "-f", "null", "-"])
         }
+
+        /// vimc taken off its device mid-recording and given back: libcamera 0.0.x keeps a
+        /// vanished camera of most pipeline handlers listed, and registering its return under the
+        /// same id would abort the process — so the camera leaves the list when its nodes go
+        /// (`.disconnected`), comes back as a new libcamera camera on new nodes (the old ones are
+        /// still held) and the same device (`.connected`), and the recording resumes by itself:
+        /// one playable file with frames from both sides of the gap, every frame accounted for.
+        @Test func vimcBoundAgainComesBackAndTheRecordingResumes() async throws {
+            let device = try Self.camera()
+            let deviceID = device.uniqueID
+            try VMCapture.configure(device, try Self.format(device, width: 318, height: 240))
+            let movie = CaptureMovieFileOutput()
+            movie.interruptionBehavior = .continueRecording
+            let frames = CaptureVideoDataOutput()
+            frames.alwaysDiscardsLateVideoFrames = false
+            frames.videoSettings = VideoTarget(pixelFormat: .bgra)
+            let witness = SampleRecorder(label: "tests.vm.libcamera-return")
+            witness.attach(to: frames)
+            let session = try VMCapture.session(device, outputs: [movie, frames])
+            let events = EventRecorder(session)
+            let connections = Recorder<String>()
+            let watcher = recordConnectionEvents(into: connections)
+            defer { watcher.cancel() }
+            let url = MovieFiles.path("libcamera-return", "mkv")
+            defer { try? FileManager.default.removeItem(at: url) }
+            try await session.start()
+            defer { try? session.stopRunning() }
+            try movie.startRecording(to: url)
+            #expect(await witness.samples.wait(forCount: 15, timeout: .seconds(120)), "frames before the unbind")
+            let nodesBefore = LibCameraNodes.videoNodes(of: String(deviceID.dropFirst("libcamera:".count)))
+
+            let vimc = KernelDriver(module: "vimc", file: "vimc.ko", platform: ("vimc", "vimc.0"), options: [])
+            try vimc.unbind()
+            #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: deviceID)), timeout: .seconds(30)),
+                    "events: \(events.events.items)")
+            #expect(await connections.wait(timeout: .seconds(30)) { $0.contains("-\(deviceID)") }, "\(connections.items)")
+            #expect(!CaptureDevice.allDevices.contains { $0.uniqueID == deviceID }, "the vanished camera is still listed")
+            let lastBefore = try #require(witness.samples.items.last)
+            try vimc.bind()
+            #expect(await connections.wait(timeout: .seconds(60)) { $0.contains("+\(deviceID)") }, "\(connections.items)")
+            #expect(await events.wait(for: .interruptionEnded, timeout: .seconds(60)), "events: \(events.events.items)")
+            print("vm libcamera: nodes \(nodesBefore) before, \(LibCameraNodes.videoNodes(of: String(deviceID.dropFirst("libcamera:".count)))) after")
+            let countAtReturn = witness.samples.count
+            #expect(await witness.samples.wait(forCount: countAtReturn + 15, timeout: .seconds(120)), "frames after the return")
+            #expect(CaptureDevice.allDevices.first { $0.uniqueID == deviceID } === device, "the same device")
+            let recorded = await movie.finishRecording()
+            try await session.stop()
+
+            let firstAfter = try #require(witness.samples.items.first { $0.sequenceNumber > lastBefore.sequenceNumber })
+            #expect(firstAfter.sample.presentationTimeStamp > lastBefore.sample.presentationTimeStamp)
+            #expect(witness.accounting.isComplete, "\(witness.accounting)")
+            let (before, after) = try checkRecordingAcrossAGap(url, recorded)
+            #expect(before >= 1 && after >= 1, "frames on both sides of the gap: \(before) and \(after)")
+        }
     }
 }
 
