@@ -3,7 +3,9 @@ import Foundation
 /// Follows one photo request (`AVCapturePhotoCaptureDelegate`). For every request the output
 /// calls, exactly once each and in this order, also when the request fails:
 /// `willBeginCaptureFor`, `willCapturePhotoFor`, `didCapturePhotoFor`, `didFinishProcessingPhoto`
-/// and `didFinishCaptureFor`.
+/// and `didFinishCaptureFor` — `didFinishProcessingPhoto` once per photo the request makes
+/// (``CaptureResolvedPhotoSettings/expectedPhotoCount``: a raw photo with a processed one is
+/// two, the raw one first; a request that fails before its frame reports one, with the error).
 ///
 /// The three progress calls have empty defaults. The two that finish a request have none: a
 /// delegate whose `didFinish…` method is misspelled would otherwise compile, never be called,

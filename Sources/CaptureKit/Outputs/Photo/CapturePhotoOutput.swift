@@ -100,7 +100,8 @@ public final class CapturePhotoOutput: CaptureOutput, @unchecked Sendable {
 
     /// Takes a photo (`capturePhoto(with:delegate:)`). `delegate` is called on `queue` (on a
     /// serial queue of the output's own when nil) with willBeginCapture, willCapturePhoto,
-    /// didCapturePhoto, didFinishProcessingPhoto and didFinishCapture, once each and in order —
+    /// didCapturePhoto, didFinishProcessingPhoto (once per photo: twice for a raw photo with a
+    /// processed one, the raw one first) and didFinishCapture, once each and in order —
     /// also when the request fails: a stopped session, an output in no session, an unavailable
     /// file type or flash mode, or reused settings then arrive as the error of the last two.
     public func capturePhoto(with settings: CapturePhotoSettings, delegate: any CapturePhotoCaptureDelegate, queue: DispatchQueue? = nil) {
@@ -109,9 +110,22 @@ public final class CapturePhotoOutput: CaptureOutput, @unchecked Sendable {
     }
 
     /// Takes a photo and returns it once it is encoded: the async form of
-    /// ``capturePhoto(with:delegate:queue:)``. Throws what the delegate would receive as error.
+    /// ``capturePhoto(with:delegate:queue:)``. Throws what the delegate would receive as error,
+    /// and `.invalidArgument` for settings that ask for two photos (a raw photo with a
+    /// processed one: ``capturePhotos(with:)`` returns both).
     public func capturePhoto(with settings: CapturePhotoSettings = CapturePhotoSettings()) async throws(CaptureError) -> CapturePhoto {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<CapturePhoto, CaptureError>, Never>) in
+        guard settings.processedFileType == nil else {
+            throw .invalidArgument("settings with a processed file type make two photos: take them with capturePhotos(with:)")
+        }
+        guard let photo = try await capturePhotos(with: settings).first else { throw .internalError("a photo request returned no photo") }
+        return photo
+    }
+
+    /// Takes every photo `settings` ask for — one, or a raw photo and then a processed one
+    /// (``CapturePhotoSettings/init(rawPixelFormat:processedFileType:)``) from the same frame —
+    /// and returns them once encoded. Throws the first error the delegate would receive.
+    public func capturePhotos(with settings: CapturePhotoSettings) async throws(CaptureError) -> [CapturePhoto] {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[CapturePhoto], CaptureError>, Never>) in
             engine.submit(settings, sink: .completion { continuation.resume(returning: $0) }, owner: self,
                           fileTypes: availablePhotoFileTypes + [.dng], ceiling: maxPhotoDimensions)
         }

@@ -52,6 +52,10 @@ public struct CapturePhotoSettings: Sendable, Hashable {
     /// ``CapturePhotoOutput/availableRawPhotoPixelFormatTypes``, the format the camera streams.
     /// Set by ``init(rawPixelFormat:)``; nil for a processed photo.
     public var rawPhotoPixelFormat: PixelFormat?
+    /// With a raw format, the file type of a processed photo made from the same frame
+    /// (`processedFileType`): the request then delivers two photos, the DNG first. Set by
+    /// ``init(rawPixelFormat:processedFileType:)``; nil for one photo.
+    public var processedFileType: PhotoFileType?
 
     /// Settings for a photo in `fileType` (JPEG by default) with a new ``uniqueID``.
     public init(fileType: PhotoFileType = .jpeg) {
@@ -75,6 +79,24 @@ public struct CapturePhotoSettings: Sendable, Hashable {
         rawPhotoPixelFormat = rawPixelFormat
     }
 
+    /// Settings for a raw photo and a processed one from the same frame
+    /// (`init(rawPixelFormatType:processedFormat:)`): the delegate's `didFinishProcessingPhoto`
+    /// is called twice, with the DNG and then with the `processedFileType` photo (JPEG, PNG or
+    /// HEIF, one of ``CapturePhotoOutput/availablePhotoFileTypes``), before `didFinishCapture`;
+    /// ``CapturePhotoOutput/capturePhotos(with:)`` returns both. The processed photo has the raw
+    /// one's geometry: the frame's full size, the orientation as a tag.
+    ///
+    /// ```swift
+    /// guard let raw = photoOutput.availableRawPhotoPixelFormatTypes.first else { return }
+    /// let photos = try await photoOutput.capturePhotos(with: CapturePhotoSettings(rawPixelFormat: raw, processedFileType: .jpeg))
+    /// try photos[0].fileDataRepresentation()!.write(to: URL(fileURLWithPath: "photo.dng"))
+    /// try photos[1].fileDataRepresentation()!.write(to: URL(fileURLWithPath: "photo.jpg"))
+    /// ```
+    public init(rawPixelFormat: PixelFormat, processedFileType: PhotoFileType) {
+        self.init(rawPixelFormat: rawPixelFormat)
+        self.processedFileType = processedFileType
+    }
+
     /// A copy of `settings` with a new ``uniqueID`` (`init(from:)`), for the next request.
     public init(from settings: CapturePhotoSettings) {
         self.init(fileType: settings.fileType)
@@ -88,6 +110,7 @@ public struct CapturePhotoSettings: Sendable, Hashable {
         previewPhotoPixelFormat = settings.previewPhotoPixelFormat
         previewPhotoDimensions = settings.previewPhotoDimensions
         rawPhotoPixelFormat = settings.rawPhotoPixelFormat
+        processedFileType = settings.processedFileType
     }
 
     /// Settings from AVFoundation's dictionary (`init(format:)`): ``VideoCodecKey`` picks the

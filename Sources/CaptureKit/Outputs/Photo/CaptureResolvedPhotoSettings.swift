@@ -3,7 +3,7 @@
 public struct CaptureResolvedPhotoSettings: Sendable, Hashable {
     /// The ``CapturePhotoSettings/uniqueID`` of the request.
     public let uniqueID: Int64
-    /// The file format.
+    /// The file format: in a raw and processed request, each photo's own (DNG for the raw one).
     public let fileType: PhotoFileType
     /// The compression quality used (0...1).
     public let quality: Double
@@ -32,12 +32,14 @@ public struct CaptureResolvedPhotoSettings: Sendable, Hashable {
     /// Whether the flash fires (`isFlashEnabled`).
     public var isFlashEnabled: Bool { flashMode == .on }
 
-    /// Photos the request delivers: always one.
-    public var expectedPhotoCount: Int { 1 }
+    /// Photos the request delivers (`expectedPhotoCount`): two for a raw photo with a processed
+    /// one (``CapturePhotoSettings/processedFileType``), else one.
+    public let expectedPhotoCount: Int
 
     init(uniqueID: Int64, fileType: PhotoFileType, quality: Double, photoDimensions: PhotoDimensions,
          flashMode: CaptureDevice.FlashMode, orientation: EXIFOrientation, appliesOrientationToPixels: Bool,
-         switchesDeviceFormat: Bool, previewDimensions: PhotoDimensions = .zero, previewPixelFormat: PixelFormat? = nil) {
+         switchesDeviceFormat: Bool, previewDimensions: PhotoDimensions = .zero, previewPixelFormat: PixelFormat? = nil,
+         expectedPhotoCount: Int = 1) {
         self.uniqueID = uniqueID
         self.fileType = fileType
         self.quality = quality
@@ -48,6 +50,7 @@ public struct CaptureResolvedPhotoSettings: Sendable, Hashable {
         self.switchesDeviceFormat = switchesDeviceFormat
         self.previewDimensions = previewDimensions
         self.previewPixelFormat = previewPixelFormat
+        self.expectedPhotoCount = expectedPhotoCount
     }
 
     /// What is known of a request refused before resolution.
@@ -57,11 +60,13 @@ public struct CaptureResolvedPhotoSettings: Sendable, Hashable {
                   orientation: .up, appliesOrientationToPixels: settings.appliesOrientationToPixels, switchesDeviceFormat: false)
     }
 
-    /// The same settings with the dimensions the photo really has.
-    func with(photoDimensions: PhotoDimensions) -> CaptureResolvedPhotoSettings {
-        CaptureResolvedPhotoSettings(uniqueID: uniqueID, fileType: fileType, quality: quality, photoDimensions: photoDimensions,
+    /// The same settings for one photo of the request: the dimensions it really has, in its
+    /// file type.
+    func with(photoDimensions: PhotoDimensions, fileType: PhotoFileType? = nil) -> CaptureResolvedPhotoSettings {
+        CaptureResolvedPhotoSettings(uniqueID: uniqueID, fileType: fileType ?? self.fileType, quality: quality, photoDimensions: photoDimensions,
                                      flashMode: flashMode, orientation: orientation,
                                      appliesOrientationToPixels: appliesOrientationToPixels, switchesDeviceFormat: switchesDeviceFormat,
-                                     previewDimensions: previewDimensions, previewPixelFormat: previewPixelFormat)
+                                     previewDimensions: previewDimensions, previewPixelFormat: previewPixelFormat,
+                                     expectedPhotoCount: expectedPhotoCount)
     }
 }

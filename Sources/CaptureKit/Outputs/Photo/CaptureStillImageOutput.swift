@@ -64,10 +64,10 @@ public final class CaptureStillImageOutput: CaptureOutput, @unchecked Sendable {
     public func captureStillImageAsynchronously(from connection: CaptureConnection,
                                                 completionHandler: @escaping @Sendable (SampleBuffer?, CaptureError?) -> Void) {
         let queue = callbackQueue
-        let finish: @Sendable (Result<CapturePhoto, CaptureError>) -> Void = { result in
-            switch result {
+        let finish: @Sendable (Result<[CapturePhoto], CaptureError>) -> Void = { result in
+            switch result.map(\.first) {
             case .success(let photo):
-                guard let source = photo.source, let frame = photo.pixelBuffer, let jpeg = photo.fileDataRepresentation() else {
+                guard let photo, let source = photo.source, let frame = photo.pixelBuffer, let jpeg = photo.fileDataRepresentation() else {
                     queue.async { completionHandler(nil, .internalError("a still was captured without a frame or JPEG data")) }
                     return
                 }

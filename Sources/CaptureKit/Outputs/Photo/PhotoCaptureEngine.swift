@@ -176,6 +176,14 @@ final class PhotoCaptureEngine: @unchecked Sendable {
         let activeSize = PhotoDimensions(width: active.width, height: active.height)
         let raw = settings.fileType.isRaw
         if raw || settings.rawPhotoPixelFormat != nil { try Self.checkRaw(settings, streamed: active, by: device) }
+        if let processed = settings.processedFileType {
+            guard raw else {
+                throw .invalidArgument("a processed file type goes with a raw photo: make the settings with CapturePhotoSettings(rawPixelFormat:processedFileType:)")
+            }
+            guard !processed.isRaw, processed.isEncodable, fileTypes.contains(processed) else {
+                throw CaptureError(.unsupportedFormat, "the processed photo cannot be \(processed) here; available: \(fileTypes.filter { !$0.isRaw && $0.isEncodable }.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
         // A raw photo is the sensor's samples as they came: never scaled, switched or turned.
         let box = raw ? activeSize : settings.maxPhotoDimensions ?? activeSize
         let stillFormat = raw ? nil : Self.stillFormat(for: box, on: device, in: session)
@@ -190,7 +198,7 @@ final class PhotoCaptureEngine: @unchecked Sendable {
             appliesOrientationToPixels: turnsPixels, switchesDeviceFormat: stillFormat != nil,
             previewDimensions: settings.previewPhotoPixelFormat == nil ? .zero
                 : frameSize.scaledToFit(settings.previewPhotoDimensions ?? PhotoDimensions(width: 256, height: 256)),
-            previewPixelFormat: settings.previewPhotoPixelFormat)
+            previewPixelFormat: settings.previewPhotoPixelFormat, expectedPhotoCount: settings.processedFileType == nil ? 1 : 2)
         // A few frame intervals, and never less than a few seconds: the frame is due within one.
         // A format switch restarts the camera first: a libcamera pipeline reconfigures and
         // allocates full-resolution buffers, which takes seconds on a small board.
@@ -385,18 +393,18 @@ final class PhotoCaptureEngine: @unchecked Sendable {
     /// the queue, in order, each taken off the queue before its report, so whoever is told the
     /// request is over no longer sees it in flight. One thread reports at a time; a request
     /// that finishes meanwhile is reported by it.
-    private func complete(_ request: PhotoRequest, with photo: CapturePhoto, error: CaptureError?) {
+    private func complete(_ request: PhotoRequest, with outcomes: [PhotoOutcome]) {
         condition.lock()
-        request.outcome = (photo, error)
+        request.outcome = outcomes
         guard !reporting else {
             condition.unlock()
             return
         }
         reporting = true
-        while let first = queue.first, let (photo, error) = first.outcome {
+        while let first = queue.first, let outcome = first.outcome {
             queue.removeFirst()
             condition.unlock()
-            first.sink.finished(photo, error: error)
+            first.sink.finished(outcome)
             condition.lock()
         }
         reporting = false
@@ -432,17 +440,21 @@ final class PhotoCaptureEngine: @unchecked Sendable {
         condition.unlock()
         guard let frame, let plan = request.plan else {
             let error = failure ?? .internalError("a photo request ended with neither a frame nor an error")
-            complete(request, with: CapturePhoto(resolvedSettings: resolved, source: nil, frameDimensions: PhotoDimensions(width: 0, height: 0),
-                                                 metadata: EXIFMetadata(), fileData: nil), error: error)
+            complete(request, with: [PhotoOutcome(photo: CapturePhoto(resolvedSettings: resolved, source: nil, frameDimensions: PhotoDimensions(width: 0, height: 0),
+                                                                      metadata: EXIFMetadata(), fileData: nil), error: error)])
             return
         }
-        do throws(CaptureError) {
-            let photo = try PhotoProcessor.makePhoto(from: frame, plan: plan, resolved: resolved)
-            complete(request, with: photo, error: nil)
-        } catch {
-            complete(request, with: CapturePhoto(resolvedSettings: resolved, source: frame, frameDimensions: PhotoDimensions(width: 0, height: 0),
-                                                 metadata: EXIFMetadata(), fileData: nil), error: error)
-        }
+        // The photo, and a processed one from the same frame when a raw request asks for it.
+        let fileTypes = [plan.settings.fileType] + (plan.settings.processedFileType.map { [$0] } ?? [])
+        complete(request, with: fileTypes.map { fileType in
+            do throws(CaptureError) {
+                return PhotoOutcome(photo: try PhotoProcessor.makePhoto(from: frame, plan: plan, resolved: resolved, fileType: fileType))
+            } catch {
+                return PhotoOutcome(photo: CapturePhoto(resolvedSettings: resolved.with(photoDimensions: resolved.photoDimensions, fileType: fileType),
+                                                        source: frame, frameDimensions: PhotoDimensions(width: 0, height: 0),
+                                                        metadata: EXIFMetadata(), fileData: nil), error: error)
+            }
+        })
     }
 
     /// Waits until the request has its frame or has failed; fails it at the deadline.

@@ -4,11 +4,14 @@ import Foundation
 /// (once, through the sample buffer's shared conversion cache), converts it to what the encoder
 /// takes, writes the EXIF block and encodes. Runs on the photo worker, never on the device thread.
 enum PhotoProcessor {
-    static func makePhoto(from sample: SampleBuffer, plan: PhotoPlan, resolved: CaptureResolvedPhotoSettings) throws(CaptureError) -> CapturePhoto {
+    /// The photo in `fileType` (the request's unless a raw request's processed photo is made).
+    static func makePhoto(from sample: SampleBuffer, plan: PhotoPlan, resolved: CaptureResolvedPhotoSettings,
+                          fileType: PhotoFileType) throws(CaptureError) -> CapturePhoto {
         guard let frame = sample.pixelBuffer else { throw .internalError("a photo request was given an audio sample") }
         let settings = plan.settings
         let frameSize = PhotoDimensions(width: frame.width, height: frame.height).scaledToFit(plan.box)
-        // Raw samples are never turned: a demosaicer needs them where the sensor had them.
+        // Raw samples are never turned: a demosaicer needs them where the sensor had them (and
+        // the processed photo of a raw request keeps their geometry).
         let turnsPixels = settings.appliesOrientationToPixels && !settings.fileType.isRaw
         let pixelTurn: EXIFOrientation = turnsPixels ? plan.orientation : .up
         let stored = pixelTurn.swapsDimensions ? PhotoDimensions(width: frameSize.height, height: frameSize.width) : frameSize
@@ -30,7 +33,7 @@ enum PhotoProcessor {
         }
         let quality = min(100, max(1, Int((settings.quality * 100).rounded())))
         let data: Data
-        switch settings.fileType {
+        switch fileType {
         case .jpeg:
             // At the frame's own size the encoder reads the camera's layout directly (one pass
             // splits the planes and expands the range); a scaled photo is scaled by libswscale.
@@ -46,7 +49,7 @@ enum PhotoProcessor {
             data = try HEIFEncoder.encode(try input(.yuv420p), quality: quality, applying: pixelTurn,
                                           displayOrientation: metadata.orientation, metadata: metadata)
         }
-        return CapturePhoto(resolvedSettings: resolved.with(photoDimensions: stored), source: sample, frameDimensions: frameSize,
+        return CapturePhoto(resolvedSettings: resolved.with(photoDimensions: stored, fileType: fileType), source: sample, frameDimensions: frameSize,
                             metadata: metadata, fileData: data)
     }
 

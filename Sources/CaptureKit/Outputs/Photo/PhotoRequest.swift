@@ -17,9 +17,9 @@ final class PhotoRequest: @unchecked Sendable {
     var announcedCapture = false
     /// Whether a worker has taken it.
     var claimed = false
-    /// The photo (or the failure's stand-in) and error, once served; reported when every request
-    /// before it has been.
-    var outcome: (photo: CapturePhoto, error: CaptureError?)?
+    /// The photos (or the failure's stand-in) and errors, once served; reported when every
+    /// request before it has been.
+    var outcome: [PhotoOutcome]?
 
     /// Whether serving it switches the camera's format (a still larger than the stream).
     var switchesFormat: Bool { plan?.stillFormat != nil }

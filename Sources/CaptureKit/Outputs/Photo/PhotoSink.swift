@@ -5,7 +5,8 @@ import Dispatch
 /// Each method is called exactly once per request, in declaration order.
 enum PhotoSink: Sendable {
     case delegate(any CapturePhotoCaptureDelegate, DispatchQueue, CapturePhotoOutput)
-    case completion(@Sendable (Result<CapturePhoto, CaptureError>) -> Void)
+    /// Every photo of the request, or the first error.
+    case completion(@Sendable (Result<[CapturePhoto], CaptureError>) -> Void)
 
     func willBegin(_ settings: CaptureResolvedPhotoSettings) {
         guard case let .delegate(delegate, queue, output) = self else { return }
@@ -22,16 +23,25 @@ enum PhotoSink: Sendable {
         }
     }
 
-    /// `didFinishProcessingPhoto` then `didFinishCapture`.
-    func finished(_ photo: CapturePhoto, error: CaptureError?) {
+    /// `didFinishProcessingPhoto` for each photo of the request (the raw one first), then
+    /// `didFinishCapture` with the first error.
+    func finished(_ outcomes: [PhotoOutcome]) {
+        guard let first = outcomes.first else { return }
+        let error = outcomes.lazy.compactMap(\.error).first
         switch self {
         case let .delegate(delegate, queue, output):
             queue.async {
-                delegate.photoOutput(output, didFinishProcessingPhoto: photo, error: error)
-                delegate.photoOutput(output, didFinishCaptureFor: photo.resolvedSettings, error: error)
+                for outcome in outcomes { delegate.photoOutput(output, didFinishProcessingPhoto: outcome.photo, error: outcome.error) }
+                delegate.photoOutput(output, didFinishCaptureFor: first.photo.resolvedSettings, error: error)
             }
         case let .completion(body):
-            body(error.map { .failure($0) } ?? .success(photo))
+            body(error.map { .failure($0) } ?? .success(outcomes.map(\.photo)))
         }
     }
+}
+
+/// One photo of a request, or the stand-in for one that could not be made and why.
+struct PhotoOutcome: Sendable {
+    var photo: CapturePhoto
+    var error: CaptureError?
 }

@@ -183,6 +183,66 @@ extension RealTimeCaptureTests {
             }
         }
 
+        /// `init(rawPixelFormatType:processedFormat:)`: one request, two photos of one frame —
+        /// the DNG (its samples the sensor's, read by dcraw) and then the JPEG (the frame
+        /// demosaiced, decoded by FFmpeg) — through the delegate (two `didFinishProcessingPhoto`
+        /// before `didFinishCapture`) and through `capturePhotos(with:)`.
+        @Test func rawAndProcessedPhotosComeFromOneFrame() async throws {
+            try #require(PhotoTools.isInstalled("dcraw") && PhotoTools.isInstalled("exiftool"), "dcraw and exiftool (scripts/install-deps.sh)")
+            let format = PixelFormat.bayerGRBG10
+            let output = CapturePhotoOutput()
+            let (session, camera) = try await Self.running(format, outputs: [output])
+            defer { try? session.stopRunning(); CaptureDevice.removeVirtualDevice(camera) }
+
+            let delegate = PhotoDelegateRecorder()
+            let settings = CapturePhotoSettings(rawPixelFormat: format, processedFileType: .jpeg)
+            output.capturePhoto(with: settings, delegate: delegate, queue: delegate.queue)
+            #expect(await delegate.waitForFinished(1))
+            #expect(delegate.calls(for: settings.uniqueID).map(\.kind) == [.willBegin, .willCapture, .didCapture, .didFinishProcessing, .didFinishProcessing, .didFinishCapture])
+            #expect(delegate.calls(for: settings.uniqueID).allSatisfy { $0.error == nil }, "\(delegate.calls.items)")
+            let delegated = delegate.photos.items
+            #expect(delegated.map(\.fileType) == [.dng, .jpeg] && delegated.map(\.isRawPhoto) == [true, false])
+            #expect(delegated.allSatisfy { $0.resolvedSettings.expectedPhotoCount == 2 })
+
+            let photos = try await output.capturePhotos(with: CapturePhotoSettings(rawPixelFormat: format, processedFileType: .jpeg))
+            for pair in [delegated, photos] {
+                let (raw, processed) = (pair[0], pair[1])
+                #expect(raw.timestamp == processed.timestamp && raw.sourceSequenceNumber == processed.sourceSequenceNumber, "one frame")
+                #expect(processed.resolvedSettings.photoDimensions == PhotoDimensions(width: Self.width, height: Self.height))
+                let scratch = try PhotoScratch()
+                let dng = try scratch.write(try #require(raw.fileDataRepresentation()), as: "pair.dng")
+                let stored = try NetpbmImage(PhotoTools.run("dcraw", ["-D", "-4", "-c", dng], in: scratch))
+                let y = Self.height / 3
+                let wrong = (0..<Self.width).filter {
+                    stored.pixel(x: $0, y: y)[0] != BayerScene.sample(x: $0, y: y, width: Self.width, height: Self.height, format: format)
+                }
+                #expect(wrong.isEmpty, "\(wrong.count) raw samples differ from the scene's")
+                let jpeg = try scratch.write(try #require(processed.fileDataRepresentation()), as: "pair.jpg")
+                #expect(try PhotoTools.exif(jpeg, in: scratch)["FileType"] as? String == "JPEG")
+                let decoded = try NetpbmImage(PhotoTools.run("ffmpeg", ["-v", "error", "-i", jpeg, "-f", "image2pipe", "-vcodec", "ppm", "-"], in: scratch))
+                for point in BayerScene.points(width: Self.width, height: Self.height) {
+                    let (r, g, b) = BayerScene.rgb(x: point.x, y: point.y, width: Self.width, height: Self.height)
+                    let got = decoded.pixel(x: point.x, y: point.y)
+                    #expect(zip(got, [r, g, b]).allSatisfy { abs($0 - $1) <= 12 }, "JPEG (\(point.x),\(point.y)) \(got), scene \((r, g, b))")
+                }
+            }
+
+            // One photo's API refuses a two-photo request; a processed type must be one that
+            // can be written, and goes with a raw photo only.
+            let single = try await #require(throws: CaptureError.self) {
+                _ = try await output.capturePhoto(with: CapturePhotoSettings(rawPixelFormat: format, processedFileType: .jpeg))
+            }
+            #expect(single.code == .invalidArgument && single.message.contains("capturePhotos"), "\(single)")
+            let rawTwice = try await #require(throws: CaptureError.self) {
+                _ = try await output.capturePhotos(with: CapturePhotoSettings(rawPixelFormat: format, processedFileType: .dng))
+            }
+            #expect(rawTwice.code == .unsupportedFormat, "\(rawTwice)")
+            var processedOnly = CapturePhotoSettings(fileType: .jpeg)
+            processedOnly.processedFileType = .png
+            let notRaw = try await #require(throws: CaptureError.self) { _ = try await output.capturePhotos(with: processedOnly) }
+            #expect(notRaw.code == .invalidArgument, "\(notRaw)")
+        }
+
         @Test func aRawPhotoNeedsABayerStreamAndItsOwnFormat() async throws {
             let output = CapturePhotoOutput()
             let (session, camera) = try await Self.running(.bayerRGGB8, outputs: [output])
