@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -66,7 +67,26 @@ std::shared_ptr<Camera> findCamera(const char *id) {
     return manager->get(id);
 }
 
-void copyString(char *target, size_t size, const std::string &value) {
+// The camera whose capture nodes include device `devnum`: 0.0.x looks it up by number, 0.1
+// dropped that lookup for the camera's SystemDevices property.
+std::shared_ptr<Camera> cameraForDevnum(dev_t devnum) {
+    if (!manager) return nullptr;
+#if LIBCAMERA_VERSION_MAJOR == 0 && LIBCAMERA_VERSION_MINOR == 0
+    return manager->get(devnum);
+#else
+    for (const auto &camera : manager->cameras()) {
+        auto devices = camera->properties().get(properties::SystemDevices);
+        if (!devices) continue;
+        for (int64_t device : *devices) {
+            if (static_cast<dev_t>(device) == devnum) return camera;
+        }
+    }
+    return nullptr;
+#endif
+}
+
+// A string_view: properties::Model is one from libcamera 0.6 on (a std::string before).
+void copyString(char *target, size_t size, std::string_view value) {
     if (size == 0) return;
     size_t count = std::min(size - 1, value.size());
     memcpy(target, value.data(), count);
@@ -83,6 +103,18 @@ bool scalar(const ControlValue &value, double *out) {
     case ControlTypeInteger64: *out = static_cast<double>(value.get<int64_t>()); return true;
     case ControlTypeFloat: *out = value.get<float>(); return true;
     default: return false;
+    }
+}
+
+// The shim's name for a scalar control type (libcamera 0.4 added unsigned types in the middle of
+// ControlType, so its numbers are not the shim's); 0 for any other type.
+int32_t controlType(ControlType type) {
+    switch (type) {
+    case ControlTypeBool: return CK_LC_CONTROL_BOOL;
+    case ControlTypeInteger32: return CK_LC_CONTROL_INT32;
+    case ControlTypeInteger64: return CK_LC_CONTROL_INT64;
+    case ControlTypeFloat: return CK_LC_CONTROL_FLOAT;
+    default: return 0;
     }
 }
 
@@ -217,7 +249,7 @@ void recordNodes() {
             std::string path = std::string("/dev/") + entry->d_name;
             struct stat status;
             if (stat(path.c_str(), &status) != 0 || !S_ISCHR(status.st_mode)) continue;
-            auto camera = manager->get(status.st_rdev);
+            auto camera = cameraForDevnum(status.st_rdev);
             if (!camera) continue;
             Recorded &record = found[camera->id()];
             record.camera = camera;
@@ -353,8 +385,7 @@ int ck_lc_cameras(ck_lc_camera_info *out, int capacity) {
 int ck_lc_camera_exists(const char *id) { return findCamera(id) != nullptr; }
 
 int ck_lc_camera_for_devnum(dev_t devnum, char *id, size_t size) {
-    if (!manager) return -ENOENT;
-    auto camera = manager->get(devnum);
+    auto camera = cameraForDevnum(devnum);
     if (!camera) return -ENOENT;
     copyString(id, size, camera->id());
     return 0;
@@ -394,7 +425,7 @@ int ck_lc_controls(const char *id, ck_lc_control *out, int capacity) {
             memset(&control, 0, sizeof control);
             control.id = entry.first->id();
             copyString(control.name, sizeof control.name, entry.first->name());
-            control.type = entry.first->type();
+            control.type = controlType(entry.first->type());
             const ControlInfo &info = entry.second;
             control.is_array = info.min().isArray() || info.max().isArray();
             scalar(info.min(), &control.minimum);

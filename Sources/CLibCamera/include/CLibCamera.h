@@ -43,7 +43,7 @@ enum {
     CK_LC_ROLE_VIEWFINDER = 3,
 };
 
-/// Control value types (libcamera::ControlType, the scalar ones).
+/// Control value types: libcamera::ControlType's scalar ones (by name: its numbers changed in 0.4).
 enum {
     CK_LC_CONTROL_BOOL = 1,
     CK_LC_CONTROL_INT32 = 3,
