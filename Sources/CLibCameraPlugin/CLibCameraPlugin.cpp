@@ -232,6 +232,7 @@ std::vector<Abandoned> &abandoned = *new std::vector<Abandoned>();
 // there a driver reload still aborts (docs: DevicesOnLinux).
 namespace {
 
+#if LIBCAMERA_VERSION_MAJOR == 0 && LIBCAMERA_VERSION_MINOR == 0
 struct Node { std::string path; dev_t devnum; };
 struct Recorded { std::weak_ptr<Camera> camera; std::vector<Node> nodes; };
 // Never destroyed: the watch thread may still use them while the process exits.
@@ -265,7 +266,6 @@ void recordNodes() {
     }
 }
 
-#if LIBCAMERA_VERSION_MAJOR == 0 && LIBCAMERA_VERSION_MINOR == 0
 class Remover : public Object {
 public:
     void remove(std::shared_ptr<Camera> camera) {
@@ -323,6 +323,7 @@ void watchNodes() {
     }).detach();
 }
 #else
+void recordNodes() {}
 void watchNodes() {}
 #endif
 
