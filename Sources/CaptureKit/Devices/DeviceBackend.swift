@@ -75,7 +75,7 @@ extension DeviceStream {
                 if !refused { sink.event(.cannotResume(error)) }
                 refused = true
             }
-            MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + returnPollMilliseconds * 1_000_000)
+            thread.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + returnPollMilliseconds * 1_000_000)
         }
         return nil
     }

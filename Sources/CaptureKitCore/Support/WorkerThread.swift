@@ -10,6 +10,7 @@ package final class WorkerThread: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let threadID = Atomic<UInt>(0)
     private let wake: (@Sendable () -> Void)?
+    private let pacing = WakeableSleep()
 
     /// Starts `body` on a new thread named `name`. `body` should return soon after
     /// `isStopping` turns true; `wake` (if given) is called by `stop()` to interrupt a wait.
@@ -53,9 +54,16 @@ package final class WorkerThread: Sendable {
     /// Whether `stop()` has been called.
     package var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
+    /// For the loop: sleeps until the `CLOCK_MONOTONIC` time `deadline` (nanoseconds), or until
+    /// `stop()` is called, whichever comes first, so a paced loop never delays a stop.
+    package func sleep(untilNanoseconds deadline: Int64) {
+        pacing.sleep(untilNanoseconds: deadline)
+    }
+
     /// Asks the loop to end and waits for it. Safe to call more than once, and from the loop.
     package func stop() {
         if stopping.exchange(true, ordering: .acquiringAndReleasing) { return }
+        pacing.wake()
         wake?()
         let current = UInt(pthread_self())
         if current == threadID.load(ordering: .acquiring) { return }

@@ -18,4 +18,57 @@ struct WorkerThreadTests {
         thread.stop()
         #expect(seen.withLock { $0 } == "CK.audioDataOut")
     }
+
+    /// A paced loop (a 30 fps device, a file with long gaps) must not hold `stop()` up until its
+    /// next deadline: the sleep ends when the thread is stopped. Without that this test would sit
+    /// out the whole minute and then fail.
+    @Test func stoppingEndsAPacedSleep() {
+        let started = DispatchSemaphore(value: 0)
+        let deadline = MonotonicClock.nanoseconds() + 60_000_000_000
+        let wokeAt = Mutex<Int64?>(nil)
+        let thread = WorkerThread(name: "test.pacedSleep") { thread in
+            started.signal()
+            thread.sleep(untilNanoseconds: deadline)
+            wokeAt.withLock { $0 = MonotonicClock.nanoseconds() }
+        }
+        started.wait()
+        thread.stop()
+        let woke = wokeAt.withLock { $0 }
+        #expect(woke != nil && woke! < deadline, "the sleep ran to its deadline")
+        #expect(thread.isStopping)
+    }
+
+    /// Not stopped, the sleep lasts until its absolute deadline on the monotonic clock, and a
+    /// deadline already passed returns at once.
+    @Test func aPacedSleepLastsUntilItsDeadline() {
+        let times = Mutex<[Int64]>([])
+        let deadline = MonotonicClock.nanoseconds() + 30_000_000
+        let done = DispatchSemaphore(value: 0)
+        let thread = WorkerThread(name: "test.pacedSleep") { thread in
+            thread.sleep(untilNanoseconds: deadline)
+            let first = MonotonicClock.nanoseconds()
+            thread.sleep(untilNanoseconds: deadline)
+            times.withLock { $0 = [first, MonotonicClock.nanoseconds()] }
+            done.signal()
+        }
+        done.wait()
+        thread.stop()
+        let seen = times.withLock { $0 }
+        #expect(seen.count == 2 && seen[0] >= deadline, "woke \(seen.first.map { Double($0 - deadline) / 1e6 } ?? 0) ms after the deadline")
+        #expect(seen.count == 2 && seen[1] >= seen[0])
+    }
+
+    /// The virtual devices' timestamp grid: a multiple of the period's own timescale (so
+    /// samples stay exactly one period apart) at most a millisecond fine, so a stream's first
+    /// sample starts within a millisecond of the stream rather than on the next 1/30 s tick.
+    @Test func theVirtualDevicesGridIsAtMostAMillisecond() {
+        #expect(VirtualStream.gridTimescale(for: MediaTime(value: 1, timescale: 30)) == 1020)
+        #expect(VirtualStream.gridTimescale(for: MediaTime(value: 1001, timescale: 30000)) == 30000)
+        #expect(VirtualStream.gridTimescale(for: MediaTime(value: 1024, timescale: 48000)) == 48000)
+        #expect(VirtualStream.gridTimescale(for: MediaTime(value: 1, timescale: 7)) == 1001)
+        for period in [MediaTime(value: 1, timescale: 30), MediaTime(value: 1, timescale: 7), MediaTime(value: 2, timescale: 25)] {
+            let scale = VirtualStream.gridTimescale(for: period)
+            #expect(period.convertScale(scale) == period, "\(period) is whole in 1/\(scale) s")
+        }
+    }
 }

@@ -120,7 +120,9 @@ final class ALSAStream: DeviceStream {
                 xrunPending = false
             }
             if placement.due > now {
-                MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds(atSample: placement.due, rate: rate))
+                thread.sleep(untilNanoseconds: MonotonicClock.nanoseconds(atSample: placement.due, rate: rate))
+                // Stopped meanwhile: a buffer whose capture has not ended is never delivered.
+                if thread.isStopping { break }
             }
             let buffer = AudioBuffer(format: format, frameCount: result, storage: storage)
             sink.deliver(SampleBuffer(media: .audio(buffer),

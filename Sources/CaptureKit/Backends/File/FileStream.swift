@@ -10,10 +10,6 @@
 final class FileStream: DeviceStream {
     typealias OpenReader = @Sendable () throws(CaptureError) -> any FileSampleReader
 
-    /// How long a paced wait sleeps at most before checking for `stop()`, so a file with a long
-    /// gap between frames still stops promptly.
-    private static let sleepSliceNanoseconds: Int64 = 20_000_000
-
     private let worker: WorkerThread
 
     /// Starts delivering from `first` (already open) on a new thread; `open` makes the reader of
@@ -76,20 +72,11 @@ final class FileStream: DeviceStream {
             let start = MediaTime(value: pts, timescale: scale)
             let duration = MediaTime(value: sample.duration, timescale: scale)
             if options.pacing == .realTime, let due = (start + duration).nanoseconds {
-                waitUntil(due, thread)
+                thread.sleep(untilNanoseconds: due)
                 if thread.isStopping { return }
             }
             sink.deliver(SampleBuffer(media: sample.media, presentationTimeStamp: start, duration: duration, sequenceNumber: sequence))
             sequence += UInt64(sample.length)
-        }
-    }
-
-    /// Sleeps until the absolute monotonic `deadline` or until the stream is stopped.
-    private static func waitUntil(_ deadline: Int64, _ thread: WorkerThread) {
-        while !thread.isStopping {
-            let now = MonotonicClock.nanoseconds()
-            guard now < deadline else { return }
-            MonotonicClock.sleep(untilNanoseconds: min(deadline, now + sleepSliceNanoseconds))
         }
     }
 }

@@ -70,7 +70,7 @@ final class NetworkCameraStream: DeviceStream {
                     returning = true
                     if delivered { delay = options.reconnectDelay.nanoseconds }
                 }
-                Self.wait(delay, thread)
+                thread.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + delay)
                 if thread.isStopping { return }
                 do throws(CaptureError) {
                     reader = try connect(interrupt)
@@ -115,14 +115,6 @@ final class NetworkCameraStream: DeviceStream {
             sinks.deliverSound(SampleBuffer(media: .audio(buffer), presentationTimeStamp: MediaTime(value: placement.start, timescale: Int32(format.sampleRate)),
                                             duration: buffer.duration, sequenceNumber: UInt64(max(0, placement.sequence))),
                                format: format)
-        }
-    }
-
-    /// Sleeps `nanoseconds`, in slices so that `stop()` is not held up.
-    private static func wait(_ nanoseconds: Int64, _ thread: WorkerThread) {
-        let deadline = MonotonicClock.nanoseconds() + nanoseconds
-        while !thread.isStopping, MonotonicClock.nanoseconds() < deadline {
-            MonotonicClock.sleep(untilNanoseconds: min(deadline, MonotonicClock.nanoseconds() + 20_000_000))
         }
     }
 }

@@ -24,9 +24,13 @@ final class VirtualStream: DeviceStream {
 
     private static func run(_ thread: WorkerThread, connection: VirtualConnection, refusal: () -> CaptureError?, pacing: DevicePacing,
                             period: MediaTime, maximumLatenessNs: Int64, sink: StreamSink, produce: Produce) {
-        // Timestamps are kept in the period's own timescale so consecutive samples are exactly
-        // one period apart (48 kHz audio stays sample-exact, 30 fps video frame-exact).
-        let scale = period.timescale
+        // Timestamps are kept in a multiple of the period's own timescale so consecutive samples
+        // are exactly one period apart (48 kHz audio stays sample-exact, 30 fps video
+        // frame-exact). The multiple makes the grid at most a millisecond fine: the first
+        // sample starts at the next tick of it, and on a grid of whole 1/30 s ticks that alone
+        // held the first frame back by up to a frame interval.
+        let scale = Self.gridTimescale(for: period)
+        let period = period.convertScale(scale)
         var origin = MonotonicClock.now().convertScale(scale, method: .roundTowardPositiveInfinity).value
         var index = 0
         var wasConnected = true
@@ -35,7 +39,7 @@ final class VirtualStream: DeviceStream {
             if !connection.isConnected {
                 if wasConnected { sink.event(.disconnected); wasConnected = false }
                 refused = false
-                MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + 5_000_000)
+                thread.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + 5_000_000)
                 continue
             }
             if !wasConnected {
@@ -43,7 +47,7 @@ final class VirtualStream: DeviceStream {
                 if let error = refusal() {
                     if !refused { sink.event(.cannotResume(error)) }
                     refused = true
-                    MonotonicClock.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + 5_000_000)
+                    thread.sleep(untilNanoseconds: MonotonicClock.nanoseconds() + 5_000_000)
                     continue
                 }
                 wasConnected = true
@@ -67,7 +71,8 @@ final class VirtualStream: DeviceStream {
                 let due = (pts + period).nanoseconds ?? 0
                 let now = MonotonicClock.nanoseconds()
                 if now < due {
-                    MonotonicClock.sleep(untilNanoseconds: due)
+                    thread.sleep(untilNanoseconds: due)
+                    if thread.isStopping { break }
                 } else if let periodNs = period.nanoseconds, periodNs > 0, now - due > max(periodNs, maximumLatenessNs) {
                     // Like a real device's buffer queue: a short stall is caught up by
                     // delivering back to back; only a longer one loses samples.
@@ -86,5 +91,13 @@ final class VirtualStream: DeviceStream {
             }
             index += 1
         }
+    }
+
+    /// The period's timescale times the least whole number that makes one tick at most a
+    /// millisecond (`1/30` s → 1020; 48 kHz stays 48000), kept within `Int32`.
+    static func gridTimescale(for period: MediaTime) -> Int32 {
+        let base = Int64(max(1, period.timescale))
+        let multiple = (1000 + base - 1) / base
+        return Int32(clamping: base * multiple)
     }
 }
