@@ -1,7 +1,6 @@
 # Sourced first by every guest script (inside the VM, chrooted into the host root, cwd = the
 # share). Defines `step`, makes the pictures deterministic and starts the MJPEG producer; defines
-# `load_vimc` and `start_udev` for the guest scripts that want libcamera's camera, and
-# `start_uvc_gadget` for those that want a USB webcam.
+# `load_vimc` and `start_udev` for the guest scripts that want libcamera's camera.
 up() { cut -d' ' -f1 /proc/uptime; }
 # step NAME COMMAND...: runs COMMAND with its output in NAME.log and its status in NAME.rc
 step() {
@@ -33,8 +32,7 @@ if [ -e "$CAPTUREKIT_VM_LOOPBACK" ]; then
     sleep 0.25
   done
 fi
-uvcgadget_pid=""
-trap '[ -n "$lbproducer_pid" ] && kill "$lbproducer_pid" 2>/dev/null; [ -n "$uvcgadget_pid" ] && kill "$uvcgadget_pid" 2>/dev/null' EXIT
+trap '[ -n "$lbproducer_pid" ] && kill "$lbproducer_pid" 2>/dev/null' EXIT
 
 # load_vimc [OPTION=VALUE...]: vimc, the kernel's media-controller camera that libcamera drives
 # (a sensor, debayer and scaler; /dev/media4, /dev/video4 to /dev/video6 beside vivid's 0 to 3
@@ -61,45 +59,4 @@ start_udev() {
   SYSTEMD_IGNORE_CHROOT=1 timeout 60 udevadm control --ping --timeout=50 || { echo "start_udev: udevd does not answer"; return 1; }
   SYSTEMD_IGNORE_CHROOT=1 udevadm trigger --action=add --subsystem-match=media --subsystem-match=video4linux || return 1
   SYSTEMD_IGNORE_CHROOT=1 timeout 70 udevadm settle --timeout=60 || { echo "start_udev: udev events still queued after 60 s"; return 1; }
-}
-
-# start_uvc_gadget: a USB webcam, "CaptureKit UVC Gadget" (scripts/vm/uvcgadget.c: YUYV 320x240
-# and 640x480 at 30 fps, vertical bars and a frame number), made by uvcgadget through gadgetfs on
-# dummy_hcd's device side and driven by uvcvideo on its host side, as a real webcam is; exports
-# CAPTUREKIT_VM_UVC_NODE, uvcvideo's capture node. Not started at boot, since the V4L2 suites
-# count the cameras they find. The modules and uvcgadget are in the initramfs, which this chroot
-# reaches as /proc/1/root (init's root); its busybox modprobe resolves their dependencies there.
-# With udevd running, returns once udev has processed the new devices (libcamera lists only
-# those). Its log: uvcgadget.log in the run directory.
-start_uvc_gadget() {
-  initramfs=/proc/1/root
-  [ -x "$initramfs/bin/uvcgadget" ] || { echo "start_uvc_gadget: no $initramfs/bin/uvcgadget (scripts/vm/setup.sh builds it)"; return 1; }
-  # usbcore first, without autosuspend: an idle camera stays up rather than suspending and resuming
-  # between a test's listing and its capture (a real webcam's business, not these tests')
-  for m in "usbcore autosuspend=-1" dummy_hcd gadgetfs uvcvideo; do
-    chroot "$initramfs" /bin/modprobe $m || { echo "start_uvc_gadget: modprobe $m FAILED"; return 1; }
-  done
-  mkdir -p /dev/gadget
-  grep -q ' /dev/gadget gadgetfs ' /proc/mounts || mount -t gadgetfs gadgetfs /dev/gadget \
-    || { echo "start_uvc_gadget: cannot mount gadgetfs"; return 1; }
-  "$initramfs/bin/uvcgadget" /dev/gadget > uvcgadget.log 2>&1 &
-  uvcgadget_pid=$!
-  # bounded: enumeration under software emulation takes about a second
-  i=0
-  while [ $i -lt 240 ]; do
-    for d in /dev/video*; do
-      info=$(v4l2-ctl -d "$d" -D 2>/dev/null) || continue
-      echo "$info" | grep -q 'Driver name *: uvcvideo' || continue
-      echo "$info" | sed -n '/Device Caps/,$p' | grep -q 'Video Capture' || continue
-      export CAPTUREKIT_VM_UVC_NODE="$d"
-      [ ! -S /run/udev/control ] || SYSTEMD_IGNORE_CHROOT=1 timeout 70 udevadm settle --timeout=60
-      echo "start_uvc_gadget: uvcvideo's capture node is $d"
-      return 0
-    done
-    kill -0 "$uvcgadget_pid" 2>/dev/null || { echo "start_uvc_gadget: uvcgadget exited:"; cat uvcgadget.log; return 1; }
-    i=$((i + 1)); sleep 0.25
-  done
-  echo "start_uvc_gadget: no uvcvideo capture node after 60 s; uvcgadget's log:"; cat uvcgadget.log
-  dmesg | grep -iE 'usb|uvc|gadget|dummy' | tail -n 30
-  return 1
 }

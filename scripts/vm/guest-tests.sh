@@ -1,9 +1,8 @@
 # Guest script (scripts/vm/run.sh scripts/vm/guest-tests.sh): the V4L2 integration suites of
-# the debug test bundle scripts/test.sh built, then the ALSA suites on snd-aloop, libcamera's on
-# vimc and the USB webcam's on uvcgadget, each in a process of its own. Among the V4L2 ones, the
-# disconnect suite leaves the second vivid device failing every call until CaptureKit lets go of
-# it, so it runs after the other V4L2 suites and alone; so does the replug suite, which unplugs
-# it again and waits for it to come back.
+# the debug test bundle scripts/test.sh built, then the ALSA suites on snd-aloop. Four
+# processes: the disconnect suite leaves the second vivid device failing every call until
+# CaptureKit lets go of it, so it runs after the other V4L2 suites and alone; so does the
+# replug suite, which unplugs it again and waits for it to come back.
 bundle="$CAPTUREKIT_VM_BIN/CaptureKitPackageTests.xctest"
 
 # suites NAME SWIFT-TESTING-ARGS...: a step that also fails (status 3) when no test ran, since a
@@ -29,13 +28,4 @@ if load_vimc && start_udev; then
   suites libcamera --filter 'LibCameraIntegrationTests'
 else
   echo "cannot load vimc or start udevd" > libcamera.log; echo 1 > libcamera.rc; echo libcamera >> steps
-fi
-# A USB webcam (uvcgadget through gadgetfs on dummy_hcd, captured through uvcvideo), started
-# now so the suites above never saw it; udevd (from the libcamera step, else started here) gives
-# libcamera's uvcvideo handler its chance to see it too: the "one camera, one device" policy.
-if start_uvc_gadget && { [ -S /run/udev/control ] || start_udev; }; then
-  export CAPTUREKIT_VM_UVC=1
-  suites uvc --filter 'UVCGadgetIntegrationTests'
-else
-  { echo "cannot start the UVC gadget camera or udevd"; cat uvcgadget.log 2>/dev/null; } > uvc.log; echo 1 > uvc.rc; echo uvc >> steps
 fi

@@ -2,9 +2,7 @@
 # Prepares the V4L2 test VM: Debian's own kernel (the guest runs the kernel's `vivid` virtual
 # camera driver, which a container cannot load), a busybox initramfs, `v4l2loopback` built from
 # Debian's dkms source (it adds an MJPEG camera), `vimc` built from Debian's kernel source (a
-# media-controller camera for libcamera), the loopback producer and its reference JPEG, and a
-# USB webcam: dummy_hcd, gadgetfs and uvcvideo from the kernel package with the userspace UVC
-# device `uvcgadget` (scripts/vm/uvcgadget.c; started by start_uvc_gadget in guest-prologue.sh).
+# media-controller camera for libcamera), the loopback producer and its reference JPEG.
 # Everything comes from Debian's apt repositories (`apt-get download`, nothing installed) and
 # is cached under .vm-cache/<kernel ABI>/ (git-ignored). Idempotent: a complete cache is reused.
 #   KV=6.1.0-57-amd64   kernel ABI (default: the one linux-image-amd64 depends on)
@@ -23,7 +21,7 @@ KV=${KV:-$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/.*Depends
 [ -n "$KV" ] || { echo "vm/setup: cannot resolve the kernel ABI of linux-image-amd64 (apt-get update?)" >&2; exit 1; }
 out="$cache/$KV"
 stamp="$out/.complete"
-inputs_hash=$(cat "$here/setup.sh" "$here/lbproducer.c" "$here/uvcgadget.c" | sha256sum | cut -c1-16)
+inputs_hash=$(cat "$here/setup.sh" "$here/lbproducer.c" | sha256sum | cut -c1-16)
 init_hash=$(sha256sum < "$here/guest-init.sh" | cut -c1-16)
 
 # The init script changes more often than the rest: repacking the initramfs takes a second.
@@ -80,13 +78,9 @@ strip --strip-debug -o vimc.ko vimc-src/vimc.ko
 #    dynamically linked program) and the JPEG it serves: SMPTE bars, decodable by anyone.
 ${CC:-cc} -O2 -Wall -Werror -o lbproducer "$here/lbproducer.c"
 ffmpeg -nostdin -loglevel error -f lavfi -i smptebars=size=640x480 -frames:v 1 -q:v 3 -pix_fmt yuvj422p reference.jpg
-# 3b. the userspace UVC camera. Linked statically: the guest runs it from the initramfs
-#     (/proc/1/root/bin/uvcgadget, see start_uvc_gadget), whose copy run.sh does not have to know.
-${CC:-cc} -O2 -Wall -Wextra -Werror -static -pthread -o uvcgadget "$here/uvcgadget.c"
 
 # 4. initramfs: busybox + the module closure of vivid, v4l2loopback, vimc, snd-aloop (ALSA's
-#    loopback sound card, for the ALSA backend), the USB webcam's (dummy_hcd, gadgetfs, uvcvideo)
-#    and virtio-9p, uvcgadget, and our init
+#    loopback sound card, for the ALSA backend) and virtio-9p, and our init
 I="$out/initramfs"
 mkdir -p "$I"/{bin,sbin,proc,sys,dev,mnt,tmp,host,lib/modules/"$KV"/extra}
 cp root/bin/busybox "$I/bin/busybox"
@@ -94,11 +88,6 @@ for a in $("$I/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$I
 want="kernel/drivers/media/test-drivers/vivid/vivid.ko kernel/drivers/virtio/virtio_pci.ko kernel/net/9p/9pnet_virtio.ko kernel/fs/9p/9p.ko kernel/drivers/media/v4l2-core/videodev.ko kernel/drivers/media/common/videobuf2/videobuf2-vmalloc.ko kernel/sound/drivers/snd-aloop.ko"
 # vimc's dependencies (modinfo's depends: mc, videodev, videobuf2-v4l2 and -common come with these)
 want="$want kernel/drivers/media/common/v4l2-tpg/v4l2-tpg.ko kernel/drivers/media/common/videobuf2/videobuf2-dma-contig.ko"
-# The USB webcam: dummy_hcd (a USB device controller wired to a host controller in one driver),
-# gadgetfs (a gadget made in userspace, uvcgadget) and uvcvideo on the host side; usbcore,
-# usb-common and udc-core come as their dependencies. Not libcomposite and usb_f_uvc: the kernel's
-# UVC function streams isochronously only, and dummy_hcd has no isochronous endpoints.
-want="$want kernel/drivers/usb/gadget/udc/dummy_hcd.ko kernel/drivers/usb/gadget/legacy/gadgetfs.ko kernel/drivers/media/usb/uvc/uvcvideo.ko"
 for m in $want; do
   grep "^$m:" "root/lib/modules/$KV/modules.dep" | tr -d ':' | tr ' ' '\n'
 done | sort -u | while read -r m; do
@@ -108,7 +97,6 @@ done | sort -u | while read -r m; do
 done
 find "$I/lib/modules" -name '*.ko.xz' -exec xz -d {} +
 cp v4l2loopback.ko vimc.ko "$I/lib/modules/$KV/extra/"
-cp uvcgadget "$I/bin/uvcgadget"
 cp "root/lib/modules/$KV/modules.builtin" "root/lib/modules/$KV/modules.order" "$I/lib/modules/$KV/"
 root/bin/busybox depmod -b "$I" "$KV"
 pack_initramfs
