@@ -38,8 +38,9 @@ package final class WakeableSleep: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         while !woken {
-            // Spurious wake-ups and EINTR only loop; the deadline stays absolute.
-            if pthread_cond_timedwait(condition, mutex, &target) == ETIMEDOUT { return true }
+            // A spurious wake-up (0) only loops, the deadline staying absolute. ETIMEDOUT ends
+            // the sleep, and so does EINVAL (a deadline before the clock's zero), never a spin.
+            if pthread_cond_timedwait(condition, mutex, &target) != 0 { return true }
         }
         return false
     }
