@@ -164,10 +164,11 @@ extension RealTimeCaptureTests {
         @Test func aCameraCamHoldsIsBusyAndNamesIt() async throws {
             let device = try Self.camera()
             let id = String(device.uniqueID.dropFirst("libcamera:".count))
-            try VMCapture.configure(device, try Self.small(device))
+            let small = try Self.small(device)
+            try VMCapture.configure(device, small)
             let holder = Process()
             holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            holder.arguments = ["cam", "-c", "1", "--capture=100000", "-s", "width=318,height=240"]
+            holder.arguments = ["cam", "-c", "1", "--capture=100000", "-s", "width=\(small.width),height=240"]
             let output = Pipe()
             let lines = Recorder<String>()
             output.fileHandleForReading.readabilityHandler = { handle in
