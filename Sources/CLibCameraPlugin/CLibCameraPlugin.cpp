@@ -148,9 +148,11 @@ std::unique_ptr<CameraConfiguration> validated(Camera &camera, int roleValue, ui
     return config;
 }
 
-// What a configuration's (first) stream became.
+// What a configuration's (first) stream became: a format with a modifier (validation may turn
+// raw SRGGB10 into SRGGB10_CSI2P) as fourcc 0, which no CaptureKit layout is.
 ck_lc_configured describe(const StreamConfiguration &stream, bool adjusted) {
-    return ck_lc_configured{ stream.pixelFormat.fourcc(), stream.size.width, stream.size.height, stream.stride,
+    uint32_t fourcc = stream.pixelFormat.modifier() == 0 ? stream.pixelFormat.fourcc() : 0;
+    return ck_lc_configured{ fourcc, stream.size.width, stream.size.height, stream.stride,
                              stream.frameSize, stream.bufferCount, adjusted };
 }
 
@@ -404,6 +406,9 @@ int ck_lc_formats(const char *id, int roleValue, ck_lc_format *out, int capacity
         count += 1;
     };
     for (const PixelFormat &format : formats.pixelformats()) {
+        // A fourcc cannot name a format with a modifier (a raw role's CSI-2 packed samples,
+        // SRGGB10_CSI2P): those are left out, their unpacked twins of the same depth stay.
+        if (format.modifier() != 0) continue;
         auto sizes = formats.sizes(format);
         if (sizes.empty()) {
             // A continuous range: its two ends.

@@ -44,6 +44,13 @@ load_vimc() {
   [ ! -S /run/udev/control ] || SYSTEMD_IGNORE_CHROOT=1 timeout 70 udevadm settle --timeout=60
 }
 
+# load_vimc_raw: vimc_raw (scripts/vm/vimc-raw.patch), vimc as two raw sensors behind a CSI-2
+# receiver that libcamera's simple pipeline handler drives: cameras with a raw stream role.
+load_vimc_raw() {
+  insmod "$CAPTUREKIT_VM_MODULES/vimc_raw.ko" || { echo "load_vimc_raw: insmod vimc_raw.ko FAILED"; return 1; }
+  [ ! -S /run/udev/control ] || SYSTEMD_IGNORE_CHROOT=1 timeout 70 udevadm settle --timeout=60
+}
+
 # start_udev: udevd, for the guest scripts that need it (libcamera lists only the cameras udev
 # has processed). Opt-in: the other suites run without it, as they always have (CaptureKit's
 # V4L2 hot-plug monitor watches /dev, where udevd changes modes and adds links after every

@@ -29,3 +29,10 @@ if load_vimc && start_udev; then
 else
   echo "cannot load vimc or start udevd" > libcamera.log; echo 1 > libcamera.rc; echo libcamera >> steps
 fi
+# libcamera's raw role, on vimc_raw's sensors through the simple pipeline handler.
+if load_vimc_raw && [ -S /run/udev/control ]; then
+  export CAPTUREKIT_VM_LIBCAMERA_RAW=1
+  suites libcamera-raw --filter 'LibCameraRawIntegrationTests'
+else
+  echo "cannot load vimc_raw, or udevd is not running" > libcamera-raw.log; echo 1 > libcamera-raw.rc; echo libcamera-raw >> steps
+fi

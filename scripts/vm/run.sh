@@ -6,7 +6,8 @@
 # has four vivid cameras (/dev/video0 to /dev/video3: webcam inputs, single-planar capture) and a
 # v4l2loopback camera (/dev/video10) fed MJPEG by lbproducer, and snd-aloop's Loopback sound
 # card (card 0, one substream per PCM device); a guest script that calls load_vimc also has
-# vimc's media-controller camera for libcamera (/dev/media4, /dev/video4 to /dev/video6), and
+# vimc's media-controller camera for libcamera (/dev/media4, /dev/video4 to /dev/video6), one
+# that calls load_vimc_raw vimc_raw's two raw sensors (libcamera's simple pipeline handler), and
 # one that calls start_udev has udevd (guest-prologue.sh). GUEST_SCRIPT runs in a chroot
 # into this machine's own root (read-only 9p), so the checkout's build products run unchanged;
 # its working directory is a writable share (.vm-cache/runs/NAME), also its path on the host.
@@ -40,7 +41,7 @@ cp "$vm/lbproducer" "$vm/reference.jpg" "$share/"
 # The modules the replug suites unload and load again, and vimc, which guest scripts load (the
 # cache may be out of the guest's sight).
 modules="$vm/initramfs/lib/modules/$KV/kernel"
-cp "$modules/drivers/media/test-drivers/vivid/vivid.ko" "$modules/sound/drivers/snd-aloop.ko" "$vm/v4l2loopback.ko" "$vm/vimc.ko" "$share/"
+cp "$modules/drivers/media/test-drivers/vivid/vivid.ko" "$modules/sound/drivers/snd-aloop.ko" "$vm/v4l2loopback.ko" "$vm/vimc.ko" "$vm/vimc_raw.ko" "$share/"
 
 # vivid: four instances (the multi-camera suite uses them all, the others the first two), each a
 # single-planar video capture node with one webcam input (the discrete sizes and frame rates of

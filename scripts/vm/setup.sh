@@ -2,7 +2,8 @@
 # Prepares the V4L2 test VM: Debian's own kernel (the guest runs the kernel's `vivid` virtual
 # camera driver, which a container cannot load), a busybox initramfs, `v4l2loopback` built from
 # Debian's dkms source (it adds an MJPEG camera), `vimc` built from Debian's kernel source (a
-# media-controller camera for libcamera), the loopback producer and its reference JPEG.
+# media-controller camera for libcamera) and a copy of it as a raw sensor (vimc-raw.patch, for
+# libcamera's simple pipeline handler and raw role), the loopback producer and its reference JPEG.
 # Everything comes from Debian's apt repositories (`apt-get download`, nothing installed) and
 # is cached under .vm-cache/<kernel ABI>/ (git-ignored). Idempotent: a complete cache is reused.
 #   KV=6.1.0-57-amd64   kernel ABI (default: the one linux-image-amd64 depends on)
@@ -21,7 +22,7 @@ KV=${KV:-$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/.*Depends
 [ -n "$KV" ] || { echo "vm/setup: cannot resolve the kernel ABI of linux-image-amd64 (apt-get update?)" >&2; exit 1; }
 out="$cache/$KV"
 stamp="$out/.complete"
-inputs_hash=$(cat "$here/setup.sh" "$here/lbproducer.c" | sha256sum | cut -c1-16)
+inputs_hash=$(cat "$here/setup.sh" "$here/lbproducer.c" "$here/vimc-raw.patch" | sha256sum | cut -c1-16)
 init_hash=$(sha256sum < "$here/guest-init.sh" | cut -c1-16)
 
 # The init script changes more often than the rest: repacking the initramfs takes a second.
@@ -73,6 +74,12 @@ dpkg-deb --fsys-tarfile "$srcdeb" | tar -xO "./usr/src/linux-source-$series.tar.
 make -s -C "$out/lb/usr/src/linux-headers-$KV" M="$out/vimc-src" CONFIG_VIDEO_VIMC=m modules >&2
 # (Debian strips its modules: unstripped, vimc.ko is 2.5 MB of debug information in the initramfs)
 strip --strip-debug -o vimc.ko vimc-src/vimc.ko
+# 2c. the same driver as a raw sensor behind a CSI-2 receiver (vimc_raw.ko: see vimc-raw.patch).
+cp -r vimc-src vimc-raw-src
+patch -s -d vimc-raw-src -p1 < "$here/vimc-raw.patch"
+make -s -C "$out/lb/usr/src/linux-headers-$KV" M="$out/vimc-raw-src" clean >&2
+make -s -C "$out/lb/usr/src/linux-headers-$KV" M="$out/vimc-raw-src" modules >&2
+strip --strip-debug -o vimc_raw.ko vimc-raw-src/vimc_raw.ko
 
 # 3. the loopback producer (runs in the guest's chroot into the host root, so a normal
 #    dynamically linked program) and the JPEG it serves: SMPTE bars, decodable by anyone.
@@ -108,6 +115,6 @@ offset=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "root/boot/vmlinuz-$KV" | head -1 |
 head -c 4 vmlinux | grep -q ELF || { echo "vm/setup: cannot extract vmlinux" >&2; exit 1; }
 
 # keep only what run.sh needs
-rm -rf debs lb root v4l2loopback-src vimc-src
+rm -rf debs lb root v4l2loopback-src vimc-src vimc-raw-src
 echo "$inputs_hash" > "$stamp"
 echo "vm/setup: ready ($(du -sh "$out" | cut -f1))" >&2

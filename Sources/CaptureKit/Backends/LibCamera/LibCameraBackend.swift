@@ -3,8 +3,9 @@ import Synchronization
 
 /// A libcamera camera as a device (`libcamera:<id>`): model and position from its properties,
 /// formats from its video role's stream formats (plus sizes only its still role offers — the
-/// sensor's full resolution — which a photo output's larger format switches to), its controls
-/// through ``LibCameraControls``.
+/// sensor's full resolution — which a photo output's larger format switches to — and the raw
+/// role's Bayer formats, the sensor's own samples for raw photos), its controls through
+/// ``LibCameraControls``.
 final class LibCameraBackend: DeviceBackend, CameraControlBackend, ConfigurableDeviceBackend {
     let descriptor: DeviceDescriptor
     /// libcamera's id of the camera.
@@ -33,11 +34,15 @@ final class LibCameraBackend: DeviceBackend, CameraControlBackend, ConfigurableD
                                       modelID: model.isEmpty ? "libcamera" : model, manufacturer: "libcamera",
                                       deviceType: info.location == 2 ? .external : .builtInWideAngleCamera,
                                       position: position, mediaType: .video)
-        let video = LibCameraFormats.deviceFormats(id, role: Int32(CK_LC_ROLE_VIDEO))
+        // Bayer formats are the raw role's, whichever role lists them (the simple pipeline
+        // handler offers its sensor's formats to every role).
+        let video = LibCameraFormats.deviceFormats(id, role: Int32(CK_LC_ROLE_VIDEO)).filter { $0.pixelFormat?.isBayer != true }
         let still = LibCameraFormats.deviceFormats(id, role: Int32(CK_LC_ROLE_STILL)).filter { format in
-            !video.contains { $0.pixelFormat == format.pixelFormat && $0.width == format.width && $0.height == format.height }
+            format.pixelFormat?.isBayer != true
+                && !video.contains { $0.pixelFormat == format.pixelFormat && $0.width == format.width && $0.height == format.height }
         }
-        formats = video + still
+        let raw = LibCameraFormats.deviceFormats(id, role: Int32(CK_LC_ROLE_RAW)).filter { $0.pixelFormat?.isBayer == true }
+        formats = video + still + raw
         stillFormats = Set(still)
         controls = LibCameraControls(id)
         nodes = Mutex(LibCameraNodes.nodes(of: id))
@@ -77,10 +82,11 @@ final class LibCameraBackend: DeviceBackend, CameraControlBackend, ConfigurableD
         return applied
     }
 
-    /// The stream role `configuration` is captured with: the still role for a photo's format
-    /// switch and for sizes only it offers, else the video role.
+    /// The stream role `configuration` is captured with: the raw role for Bayer formats, the
+    /// still role for a photo's format switch and for sizes only it offers, else the video role.
     func role(for configuration: StreamConfiguration) -> Int32 {
-        Int32(configuration.servesStills || stillFormats.contains(configuration.format) ? CK_LC_ROLE_STILL : CK_LC_ROLE_VIDEO)
+        if configuration.format.pixelFormat?.isBayer == true { return Int32(CK_LC_ROLE_RAW) }
+        return Int32(configuration.servesStills || stillFormats.contains(configuration.format) ? CK_LC_ROLE_STILL : CK_LC_ROLE_VIDEO)
     }
 
     var cameraControls: [CaptureDevice.Control] { controls.list }

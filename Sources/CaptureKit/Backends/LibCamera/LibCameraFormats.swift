@@ -13,9 +13,15 @@ enum LibCameraFormats {
         (fourCC("NV12"), .nv12), (fourCC("YUYV"), .yuyv422), (fourCC("YU12"), .yuv420p), (fourCC("NV21"), .nv21),
         (fourCC("UYVY"), .uyvy422), (fourCC("YU16"), .yuv422p), (fourCC("RG24"), .bgr24), (fourCC("BG24"), .rgb24),
         (fourCC("XR24"), .bgra), (fourCC("AR24"), .bgra), (fourCC("XB24"), .rgba), (fourCC("AB24"), .rgba), (fourCC("R8  "), .gray8),
+        // Raw Bayer (the raw role's sensor samples), unpacked: libcamera's SBGGR8 … SRGGB16.
+        (fourCC("BA81"), .bayerBGGR8), (fourCC("GBRG"), .bayerGBRG8), (fourCC("GRBG"), .bayerGRBG8), (fourCC("RGGB"), .bayerRGGB8),
+        (fourCC("BG10"), .bayerBGGR10), (fourCC("GB10"), .bayerGBRG10), (fourCC("BA10"), .bayerGRBG10), (fourCC("RG10"), .bayerRGGB10),
+        (fourCC("BG12"), .bayerBGGR12), (fourCC("GB12"), .bayerGBRG12), (fourCC("BA12"), .bayerGRBG12), (fourCC("RG12"), .bayerRGGB12),
+        (fourCC("BYR2"), .bayerBGGR16), (fourCC("GB16"), .bayerGBRG16), (fourCC("GR16"), .bayerGRBG16), (fourCC("RGB6"), .bayerRGGB16),
     ]
 
-    /// The layout of DRM format `drm`, nil for formats CaptureKit does not take (raw Bayer, MJPEG).
+    /// The layout of DRM format `drm`, nil for formats CaptureKit does not take (MJPEG, CSI-2
+    /// packed raw, which the shim reports as 0).
     static func pixelFormat(drm: UInt32) -> PixelFormat? {
         known.first { $0.drm == drm }?.format
     }

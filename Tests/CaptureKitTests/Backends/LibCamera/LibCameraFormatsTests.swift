@@ -14,9 +14,22 @@ import Testing
         #expect(LibCameraFormats.pixelFormat(drm: Self.fourCC("XR24")) == .bgra)
         #expect(LibCameraFormats.pixelFormat(drm: Self.fourCC("NV12")) == .nv12)
         #expect(LibCameraFormats.pixelFormat(drm: Self.fourCC("YU12")) == .yuv420p)
-        // Raw Bayer and MJPEG are not layouts a frame can be handed out in.
-        #expect(LibCameraFormats.pixelFormat(drm: Self.fourCC("BA81")) == nil)
+        // MJPEG is not a layout a frame can be handed out in; neither is the shim's 0 (a
+        // format with a modifier: CSI-2 packed raw).
         #expect(LibCameraFormats.pixelFormat(drm: Self.fourCC("MJPG")) == nil)
+        #expect(LibCameraFormats.pixelFormat(drm: 0) == nil)
+    }
+
+    /// The raw role's Bayer formats: DRM names 8, 10 and 12 bits as V4L2 does, 16 bits not
+    /// always (SRGGB16 is `RGB6` in DRM, `RG16` in V4L2).
+    @Test func rawBayerFormatsAreTheirV4L2Twins() {
+        for (code, format) in V4L2FourCC.bayer where format.bayerBitDepth != 16 {
+            #expect(LibCameraFormats.pixelFormat(drm: code.rawValue) == format, "\(code)")
+        }
+        #expect(LibCameraFormats.pixelFormat(drm: Self.fourCC("RGB6")) == .bayerRGGB16)
+        #expect(LibCameraFormats.pixelFormat(drm: Self.fourCC("BYR2")) == .bayerBGGR16)
+        #expect(LibCameraFormats.pixelFormat(drm: Self.fourCC("RG16")) == nil)
+        #expect(LibCameraFormats.known.filter(\.format.isBayer).count == 16)
     }
 
     @Test func everyLayoutGoesBackToADRMFormatOfIt() {

@@ -24,6 +24,23 @@ enum VMCapture {
         try makeSession(camera: device, preset: .inputPriority, outputs: outputs)
     }
 
+    /// A raw photo from `device` streaming Bayer `format` (at `fps`, as ``configure(_:_:fps:)``),
+    /// taken by a photo output that offers exactly that format raw.
+    static func rawPhoto(_ device: CaptureDevice, _ format: CaptureDevice.Format, fps: Int32? = nil,
+                         sourceLocation: SourceLocation = #_sourceLocation) async throws -> CapturePhoto {
+        let bayer = try #require(format.pixelFormat, sourceLocation: sourceLocation)
+        try configure(device, format, fps: fps)
+        let output = CapturePhotoOutput()
+        let session = try session(device, outputs: [output])
+        try await session.start()
+        defer { try? session.stopRunning() }
+        #expect(output.availableRawPhotoPixelFormatTypes == [bayer], sourceLocation: sourceLocation)
+        let photo = try await output.capturePhoto(with: CapturePhotoSettings(rawPixelFormat: bayer))
+        #expect(photo.isRawPhoto, sourceLocation: sourceLocation)
+        try await session.stop()
+        return photo
+    }
+
     /// Runs a session with one video data output (delivering `settings`) on `device` until its
     /// delegate got `count` frames, stops it and returns what the delegate recorded; fails the
     /// test when the frames do not come within `timeout`.
