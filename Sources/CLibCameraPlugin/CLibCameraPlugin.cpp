@@ -406,9 +406,11 @@ int ck_lc_formats(const char *id, int roleValue, ck_lc_format *out, int capacity
         count += 1;
     };
     for (const PixelFormat &format : formats.pixelformats()) {
-        // A fourcc cannot name a format with a modifier (a raw role's CSI-2 packed samples,
-        // SRGGB10_CSI2P): those are left out, their unpacked twins of the same depth stay.
-        if (format.modifier() != 0) continue;
+        // A fourcc cannot name a format with a modifier: a raw role's CSI-2 packed samples
+        // (SRGGB10_CSI2P, all the Raspberry Pi's raw role lists) go out as their unpacked twin
+        // (SRGGB10), which the caller validates — the Pi's unicam unpacks when asked to, and a
+        // pipeline that cannot turns the twin back into the packed format, which is then left
+        // out (describe() reports it as fourcc 0).
         auto sizes = formats.sizes(format);
         if (sizes.empty()) {
             // A continuous range: its two ends.

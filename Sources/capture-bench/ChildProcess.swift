@@ -100,4 +100,26 @@ enum ChildProcess {
                       cpuSeconds: ResourceSnapshot.seconds(usage.ru_utime) + ResourceSnapshot.seconds(usage.ru_stime),
                       peakRSSBytes: usage.ru_maxrss * 1024)
     }
+
+    /// Calls `body` with each line of a started process's standard output (a `Pipe`) and the
+    /// monotonic time its chunk arrived, until the process closes it; throws when it then exits
+    /// non-zero.
+    static func lines(of process: Process, _ body: (Substring, Int64) -> Void) throws {
+        guard let reader = (process.standardOutput as? Pipe)?.fileHandleForReading else { return }
+        var pending = ""
+        while true {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            let arrival = MediaTime.now.value
+            pending += String(decoding: chunk, as: UTF8.self)
+            while let newline = pending.firstIndex(of: "\n") {
+                body(pending[..<newline], arrival)
+                pending = String(pending[pending.index(after: newline)...])
+            }
+        }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw BenchError("\(process.executableURL?.lastPathComponent ?? "a child") exited with status \(process.terminationStatus)")
+        }
+    }
 }

@@ -34,7 +34,7 @@ struct V4L2FFmpegPeer {
             + ["-progress", "pipe:1", "-stats_period", "0.04", "-f", "null", "-"])
         var opened: (frame: Int, wall: Int64, cpu: Double)?
         var closed: (frame: Int, wall: Int64, cpu: Double)?
-        try lines(of: process) { line, arrival in
+        try ChildProcess.lines(of: process) { line, arrival in
             guard line.hasPrefix("frame="), let frame = Int(line.dropFirst(6)) else { return }
             if opened == nil, frame >= warmUp {
                 opened = (frame, arrival, Self.cpuSeconds(of: process.processIdentifier))
@@ -69,25 +69,6 @@ struct V4L2FFmpegPeer {
         return process
     }
 
-    /// Calls `body` with each line of the process's standard output and the monotonic time its
-    /// chunk arrived, until the process closes it; throws when it then exits non-zero.
-    private func lines(of process: Process, _ body: (Substring, Int64) -> Void) throws {
-        guard let reader = (process.standardOutput as? Pipe)?.fileHandleForReading else { return }
-        var pending = ""
-        while true {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            let arrival = MediaTime.now.value
-            pending += String(decoding: chunk, as: UTF8.self)
-            while let newline = pending.firstIndex(of: "\n") {
-                body(pending[..<newline], arrival)
-                pending = String(pending[pending.index(after: newline)...])
-            }
-        }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchError("ffmpeg exited with status \(process.terminationStatus)") }
-    }
-
     /// Frame ages with ffmpeg as the consumer: `-f framecrc` written to a pipe, one line per
     /// frame, flushed per packet; a line's arrival here minus the frame's timestamp. ffmpeg keeps
     /// the driver's monotonic timestamps (`-copyts`), or converts them to wall-clock time: both
@@ -97,7 +78,7 @@ struct V4L2FFmpegPeer {
         var ages = V4L2FrameAges()
         var clock = "unknown"
         var timeBase = (numerator: Int64(1), denominator: Int64(1_000_000))
-        try lines(of: process) { raw, monotonic in
+        try ChildProcess.lines(of: process) { raw, monotonic in
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.hasPrefix("#tb 0:") {
                 let parts = line.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: "/").compactMap { Int64($0) }

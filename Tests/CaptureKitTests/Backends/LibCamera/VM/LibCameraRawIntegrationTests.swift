@@ -99,6 +99,30 @@ extension RealTimeCaptureTests {
             #expect(recorder.samples.items.contains { $0.sample.pixelBuffer?.hasDMABuffer == true }, "no frame came by reference")
         }
 
+        /// A movie recorded while the camera streams raw samples (demosaiced on the way into
+        /// the encoder): H.264 at the sensor's size, every frame in the file or reported dropped,
+        /// and its colours vimc's bars.
+        @Test func aRecordingFromTheRawRolePlays() async throws {
+            let device = try Self.camera()
+            try VMCapture.configure(device, try Self.format(device, .bayerGRBG10))
+            let url = MovieFiles.path("libcamera-raw", "mp4")
+            let recording = try await WitnessedRecording.record(device, to: url, seconds: 1, settings: MovieOutputSettings())
+            #expect(recording.calls == [.didStart, .willFinish, .didFinish(.maximumDurationReached, usable: true)])
+            #expect(try ProbedMovie.probe(url.path).video?.codec == "h264")
+            let size = try FileFixtures.ffprobe(url, stream: "v:0", entries: "width,height")
+            #expect(size["width"] == "\(Self.width)" && size["height"] == "\(Self.height)", "\(size)")
+            #expect(recording.account.isComplete, "\(recording.account)")
+            let scratch = try PhotoScratch()
+            let frame = "\(scratch.path)/frame.ppm"
+            try FileFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-i", url.path, "-frames:v", "1", "-y", frame])
+            let picture = try NetpbmImage(Data(contentsOf: URL(fileURLWithPath: frame)))
+            let off = ColorBarPattern.samplePoints(width: Self.width, height: Self.height).filter { point in
+                let rgb = picture.pixel(x: point.x, y: point.y)
+                return ColorBarPattern.distance((rgb[0], rgb[1], rgb[2]), toBar: point.bar) > 40
+            }
+            #expect(off.isEmpty, "\(off.count) pixels of the movie's first frame are not vimc's bars: \(off.prefix(4))")
+        }
+
         /// `capture photo OUT.dng` on a libcamera camera streams its largest Bayer format.
         @Test func theCommandLineWritesADNGFromTheRawRole() throws {
             try #require(PhotoTools.isInstalled("dcraw"), "dcraw (scripts/install-deps.sh)")
