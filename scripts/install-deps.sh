@@ -27,7 +27,7 @@ packages=(
   pulseaudio pulseaudio-utils                       # tests: private PulseAudio daemon, pactl, parecord
   pipewire pipewire-bin pipewire-pulse wireplumber  # tests: private PipeWire stack (pw-cat tonemic, pulse server)
   qemu-system-x86 v4l-utils                         # V4L2 tests: a VM with the kernel's vivid camera; v4l2-ctl as oracle
-  gcc make libc6-dev libelf1 libssl3 xz-utils       #   building v4l2loopback and its producer (scripts/vm/setup.sh)
+  gcc make libc6-dev libelf1 libssl3 xz-utils patch #   building v4l2loopback, vimc, vimc_raw (patched) and the producer (scripts/vm/setup.sh)
   libsrt-gnutls-dev                                 # stream output: SRT link statistics (libsrt, as FFmpeg links it)
   libpipewire-0.3-dev libspa-0.2-dev                # PipeWire cameras (CPipeWire shim: libpipewire, SPA pods)
   libcamera-dev                                     # libcamera cameras (CLibCamera shim, C++)

@@ -38,7 +38,7 @@ rm -rf "$share"; mkdir -p "$share"
 # The guest's /tmp is its own: what it needs travels in the share.
 cp "$script" "$share/script.sh"
 cp "$vm/lbproducer" "$vm/reference.jpg" "$share/"
-# The modules the replug suites unload and load again, and vimc, which guest scripts load (the
+# The modules the replug suites unload and load again, and vimc and vimc_raw, which guest scripts load (the
 # cache may be out of the guest's sight).
 modules="$vm/initramfs/lib/modules/$KV/kernel"
 cp "$modules/drivers/media/test-drivers/vivid/vivid.ko" "$modules/sound/drivers/snd-aloop.ko" "$vm/v4l2loopback.ko" "$vm/vimc.ko" "$vm/vimc_raw.ko" "$share/"
