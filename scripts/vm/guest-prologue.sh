@@ -1,6 +1,7 @@
 # Sourced first by every guest script (inside the VM, chrooted into the host root, cwd = the
 # share). Defines `step`, makes the pictures deterministic and starts the MJPEG producer; defines
-# `load_vimc` and `start_udev` for the guest scripts that want libcamera's camera.
+# `load_vimc`, `load_vimc_raw` and `start_udev` for the guest scripts that want libcamera's
+# cameras.
 up() { cut -d' ' -f1 /proc/uptime; }
 # step NAME COMMAND...: runs COMMAND with its output in NAME.log and its status in NAME.rc
 step() {
@@ -34,22 +35,23 @@ if [ -e "$CAPTUREKIT_VM_LOOPBACK" ]; then
 fi
 trap '[ -n "$lbproducer_pid" ] && kill "$lbproducer_pid" 2>/dev/null' EXIT
 
-# load_vimc [OPTION=VALUE...]: vimc, the kernel's media-controller camera that libcamera drives
-# (a sensor, debayer and scaler; /dev/media4, /dev/video4 to /dev/video6 beside vivid's 0 to 3
-# and the loopback's 10). Not loaded at boot, since the V4L2 suites count the cameras they find;
-# guest-init.sh loaded its dependencies, so the share's copy is inserted as it is.
-load_vimc() {
-  insmod "$CAPTUREKIT_VM_MODULES/vimc.ko" "$@" || { echo "load_vimc: insmod vimc.ko FAILED"; return 1; }
-  # with udevd already running, its nodes are a libcamera camera once udev has processed them
+# insert_vimc FILE [OPTION=VALUE...]: inserts one of the vimc modules from the share (guest-init.sh
+# loaded their dependencies, so it goes in as it is); with udevd already running, returns once
+# udev has processed its nodes (only then are they a libcamera camera).
+insert_vimc() {
+  file=$1; shift
+  insmod "$CAPTUREKIT_VM_MODULES/$file" "$@" || { echo "insmod $file FAILED"; return 1; }
   [ ! -S /run/udev/control ] || SYSTEMD_IGNORE_CHROOT=1 timeout 70 udevadm settle --timeout=60
 }
 
+# load_vimc [OPTION=VALUE...]: vimc, the kernel's media-controller camera that libcamera drives
+# (a sensor, debayer and scaler; /dev/media4, /dev/video4 to /dev/video6 beside vivid's 0 to 3
+# and the loopback's 10). Not loaded at boot, since the V4L2 suites count the cameras they find.
+load_vimc() { insert_vimc vimc.ko "$@"; }
+
 # load_vimc_raw: vimc_raw (scripts/vm/vimc-raw.patch), vimc as two raw sensors behind a CSI-2
 # receiver that libcamera's simple pipeline handler drives: cameras with a raw stream role.
-load_vimc_raw() {
-  insmod "$CAPTUREKIT_VM_MODULES/vimc_raw.ko" || { echo "load_vimc_raw: insmod vimc_raw.ko FAILED"; return 1; }
-  [ ! -S /run/udev/control ] || SYSTEMD_IGNORE_CHROOT=1 timeout 70 udevadm settle --timeout=60
-}
+load_vimc_raw() { insert_vimc vimc_raw.ko; }
 
 # start_udev: udevd, for the guest scripts that need it (libcamera lists only the cameras udev
 # has processed). Opt-in: the other suites run without it, as they always have (CaptureKit's

@@ -1,8 +1,9 @@
 # Guest script (scripts/vm/run.sh scripts/vm/guest-tests.sh): the V4L2 integration suites of
-# the debug test bundle scripts/test.sh built, then the ALSA suites on snd-aloop. Four
-# processes: the disconnect suite leaves the second vivid device failing every call until
-# CaptureKit lets go of it, so it runs after the other V4L2 suites and alone; so does the
-# replug suite, which unplugs it again and waits for it to come back.
+# the debug test bundle scripts/test.sh built, then the ALSA suites on snd-aloop, libcamera's on
+# vimc and its raw role's on vimc_raw, each in a process of its own. Among the V4L2 ones, the
+# disconnect suite leaves the second vivid device failing every call until CaptureKit lets go of
+# it, so it runs after the other V4L2 suites and alone; so does the replug suite, which unplugs
+# it again and waits for it to come back.
 bundle="$CAPTUREKIT_VM_BIN/CaptureKitPackageTests.xctest"
 
 # suites NAME SWIFT-TESTING-ARGS...: a step that also fails (status 3) when no test ran, since a

@@ -71,13 +71,12 @@ mkdir vimc-src
 dpkg-deb --fsys-tarfile "$srcdeb" | tar -xO "./usr/src/linux-source-$series.tar.xz" \
   | tar -xJ -C vimc-src --strip-components=5 "linux-source-$series/drivers/media/test-drivers/vimc/"
 [ -f vimc-src/vimc-core.c ] || { echo "vm/setup: no vimc source in linux-source-$series $kver" >&2; exit 1; }
+cp -r vimc-src vimc-raw-src   # the sources only, before vimc's build products join them
 make -s -C "$out/lb/usr/src/linux-headers-$KV" M="$out/vimc-src" CONFIG_VIDEO_VIMC=m modules >&2
 # (Debian strips its modules: unstripped, vimc.ko is 2.5 MB of debug information in the initramfs)
 strip --strip-debug -o vimc.ko vimc-src/vimc.ko
 # 2c. the same driver as a raw sensor behind a CSI-2 receiver (vimc_raw.ko: see vimc-raw.patch).
-cp -r vimc-src vimc-raw-src
 patch -s -d vimc-raw-src -p1 < "$here/vimc-raw.patch"
-make -s -C "$out/lb/usr/src/linux-headers-$KV" M="$out/vimc-raw-src" clean >&2
 make -s -C "$out/lb/usr/src/linux-headers-$KV" M="$out/vimc-raw-src" modules >&2
 strip --strip-debug -o vimc_raw.ko vimc-raw-src/vimc_raw.ko
 
