@@ -1,7 +1,7 @@
 # Sourced first by every guest script (inside the VM, chrooted into the host root, cwd = the
 # share). Defines `step`, makes the pictures deterministic and starts the MJPEG producer; defines
-# `load_vimc`, `load_vimc_raw` and `start_udev` for the guest scripts that want libcamera's
-# cameras.
+# `load_vimc`, `load_vimc_raw`, `load_vivid_uvc` and `start_udev` for the guest scripts that want
+# libcamera's cameras.
 up() { cut -d' ' -f1 /proc/uptime; }
 # step NAME COMMAND...: runs COMMAND with its output in NAME.log and its status in NAME.rc
 step() {
@@ -35,10 +35,10 @@ if [ -e "$CAPTUREKIT_VM_LOOPBACK" ]; then
 fi
 trap '[ -n "$lbproducer_pid" ] && kill "$lbproducer_pid" 2>/dev/null' EXIT
 
-# insert_vimc FILE [OPTION=VALUE...]: inserts one of the vimc modules from the share (guest-init.sh
-# loaded their dependencies, so it goes in as it is); with udevd already running, returns once
-# udev has processed its nodes (only then are they a libcamera camera).
-insert_vimc() {
+# insert_module FILE [OPTION=VALUE...]: inserts one of the built modules from the share (vivid and
+# guest-init.sh loaded their dependencies, so it goes in as it is); with udevd already running,
+# returns once udev has processed its nodes (only then are they a libcamera camera).
+insert_module() {
   file=$1; shift
   insmod "$CAPTUREKIT_VM_MODULES/$file" "$@" || { echo "insmod $file FAILED"; return 1; }
   [ ! -S /run/udev/control ] || SYSTEMD_IGNORE_CHROOT=1 timeout 70 udevadm settle --timeout=60
@@ -47,11 +47,16 @@ insert_vimc() {
 # load_vimc [OPTION=VALUE...]: vimc, the kernel's media-controller camera that libcamera drives
 # (a sensor, debayer and scaler; /dev/media4, /dev/video4 to /dev/video6 beside vivid's 0 to 3
 # and the loopback's 10). Not loaded at boot, since the V4L2 suites count the cameras they find.
-load_vimc() { insert_vimc vimc.ko "$@"; }
+load_vimc() { insert_module vimc.ko "$@"; }
 
 # load_vimc_raw: vimc_raw (scripts/vm/vimc-raw.patch), vimc as two raw sensors behind a CSI-2
 # receiver that libcamera's simple pipeline handler drives: cameras with a raw stream role.
-load_vimc_raw() { insert_vimc vimc_raw.ko; }
+load_vimc_raw() { insert_module vimc_raw.ko; }
+
+# load_vivid_uvc: vivid_uvc (scripts/vm/vivid-uvc.patch), vivid as a USB camera that libcamera's
+# uvcvideo pipeline handler lists as well: one camera both the V4L2 backend and libcamera reach.
+# One webcam input on one capture node, as the harness's vivid cameras have.
+load_vivid_uvc() { insert_module vivid_uvc.ko n_devs=1 node_types=0x1 num_inputs=1 input_types=0; }
 
 # start_udev: udevd, for the guest scripts that need it (libcamera lists only the cameras udev
 # has processed). Opt-in: the other suites run without it, as they always have (CaptureKit's

@@ -1,9 +1,9 @@
 # Guest script (scripts/vm/run.sh scripts/vm/guest-tests.sh): the V4L2 integration suites of
 # the debug test bundle scripts/test.sh built, then the ALSA suites on snd-aloop, libcamera's on
-# vimc and its raw role's on vimc_raw, each in a process of its own. Among the V4L2 ones, the
-# disconnect suite leaves the second vivid device failing every call until CaptureKit lets go of
-# it, so it runs after the other V4L2 suites and alone; so does the replug suite, which unplugs
-# it again and waits for it to come back.
+# vimc, its raw role's on vimc_raw and the camera both it and V4L2 reach on vivid_uvc, each in a
+# process of its own. Among the V4L2 ones, the disconnect suite leaves the second vivid device
+# failing every call until CaptureKit lets go of it, so it runs after the other V4L2 suites and
+# alone; so does the replug suite, which unplugs it again and waits for it to come back.
 bundle="$CAPTUREKIT_VM_BIN/CaptureKitPackageTests.xctest"
 
 # suites NAME SWIFT-TESTING-ARGS...: a step that also fails (status 3) when no test ran, since a
@@ -36,4 +36,11 @@ if load_vimc_raw && [ -S /run/udev/control ]; then
   suites libcamera-raw --filter 'LibCameraRawIntegrationTests'
 else
   echo "cannot load vimc_raw, or udevd is not running" > libcamera-raw.log; echo 1 > libcamera-raw.rc; echo libcamera-raw >> steps
+fi
+# One camera both backends reach: vivid_uvc, which libcamera's uvcvideo pipeline handler lists.
+if load_vivid_uvc && [ -S /run/udev/control ]; then
+  export CAPTUREKIT_VM_LIBCAMERA_UVC=1
+  suites libcamera-uvc --filter 'LibCameraUVCIntegrationTests'
+else
+  echo "cannot load vivid_uvc, or udevd is not running" > libcamera-uvc.log; echo 1 > libcamera-uvc.rc; echo libcamera-uvc >> steps
 fi

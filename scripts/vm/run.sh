@@ -7,7 +7,8 @@
 # v4l2loopback camera (/dev/video10) fed MJPEG by lbproducer, and snd-aloop's Loopback sound
 # card (card 0, one substream per PCM device); a guest script that calls load_vimc also has
 # vimc's media-controller camera for libcamera (/dev/media4, /dev/video4 to /dev/video6), one
-# that calls load_vimc_raw vimc_raw's two raw sensors (libcamera's simple pipeline handler), and
+# that calls load_vimc_raw vimc_raw's two raw sensors (libcamera's simple pipeline handler), one
+# that calls load_vivid_uvc a USB-like camera that libcamera's uvcvideo handler lists too, and
 # one that calls start_udev has udevd (guest-prologue.sh). GUEST_SCRIPT runs in a chroot
 # into this machine's own root (read-only 9p), so the checkout's build products run unchanged;
 # its working directory is a writable share (.vm-cache/runs/NAME), also its path on the host.
@@ -38,10 +39,10 @@ rm -rf "$share"; mkdir -p "$share"
 # The guest's /tmp is its own: what it needs travels in the share.
 cp "$script" "$share/script.sh"
 cp "$vm/lbproducer" "$vm/reference.jpg" "$share/"
-# The modules the replug suites unload and load again, and vimc and vimc_raw, which guest scripts load (the
-# cache may be out of the guest's sight).
+# The modules the replug suites unload and load again, and vimc, vimc_raw and vivid_uvc, which
+# guest scripts load (the cache may be out of the guest's sight).
 modules="$vm/initramfs/lib/modules/$KV/kernel"
-cp "$modules/drivers/media/test-drivers/vivid/vivid.ko" "$modules/sound/drivers/snd-aloop.ko" "$vm/v4l2loopback.ko" "$vm/vimc.ko" "$vm/vimc_raw.ko" "$share/"
+cp "$modules/drivers/media/test-drivers/vivid/vivid.ko" "$modules/sound/drivers/snd-aloop.ko" "$vm/v4l2loopback.ko" "$vm/vimc.ko" "$vm/vimc_raw.ko" "$vm/vivid_uvc.ko" "$share/"
 
 # vivid: four instances (the multi-camera suite uses them all, the others the first two), each a
 # single-planar video capture node with one webcam input (the discrete sizes and frame rates of

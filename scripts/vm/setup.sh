@@ -3,7 +3,8 @@
 # camera driver, which a container cannot load), a busybox initramfs, `v4l2loopback` built from
 # Debian's dkms source (it adds an MJPEG camera), `vimc` built from Debian's kernel source (a
 # media-controller camera for libcamera) and a copy of it as a raw sensor (vimc-raw.patch, for
-# libcamera's simple pipeline handler and raw role), the loopback producer and its reference JPEG.
+# libcamera's simple pipeline handler and raw role), a copy of vivid as a USB camera
+# (vivid-uvc.patch, for libcamera's uvcvideo handler), the loopback producer and its reference JPEG.
 # Everything comes from Debian's apt repositories (`apt-get download`, nothing installed) and
 # is cached under .vm-cache/<kernel ABI>/ (git-ignored). Idempotent: a complete cache is reused.
 #   KV=6.1.0-57-amd64   kernel ABI (default: the one linux-image-amd64 depends on)
@@ -22,7 +23,7 @@ KV=${KV:-$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/.*Depends
 [ -n "$KV" ] || { echo "vm/setup: cannot resolve the kernel ABI of linux-image-amd64 (apt-get update?)" >&2; exit 1; }
 out="$cache/$KV"
 stamp="$out/.complete"
-inputs_hash=$(cat "$here/setup.sh" "$here/lbproducer.c" "$here/vimc-raw.patch" | sha256sum | cut -c1-16)
+inputs_hash=$(cat "$here/setup.sh" "$here/lbproducer.c" "$here/vimc-raw.patch" "$here/vivid-uvc.patch" | sha256sum | cut -c1-16)
 init_hash=$(sha256sum < "$here/guest-init.sh" | cut -c1-16)
 
 # The init script changes more often than the rest: repacking the initramfs takes a second.
@@ -61,17 +62,19 @@ cp v4l2loopback-src/v4l2loopback.ko .
 #     driver selects: MEDIA_CONTROLLER, VIDEO_V4L2_SUBDEV_API, V4L2_TPG, VIDEOBUF2_VMALLOC and
 #     _DMA_CONTIG as modules, FONT_8x16 built in. Its source comes from the linux-source package
 #     of the very version of the kernel image (another version's driver may not match the
-#     headers): a 139 MB download, of which only vimc's directory is extracted (~9 s, xz has to
-#     go through the whole tarball); the build takes ~6 s.
+#     headers): a 139 MB download, of which only vimc's and vivid's directories are extracted
+#     (~9 s, xz has to go through the whole tarball); the build takes ~6 s.
 kver=$(dpkg-deb -f debs/linux-image-"$KV"_*.deb Version)
 series=$(echo "$KV" | cut -d. -f1,2)
 fetch "linux-source-$series=$kver"
 srcdeb=$(ls debs/linux-source-"$series"_*.deb 2>/dev/null) || { echo "vm/setup: download of linux-source-$series $kver failed" >&2; exit 1; }
-mkdir vimc-src
+mkdir drivers
 dpkg-deb --fsys-tarfile "$srcdeb" | tar -xO "./usr/src/linux-source-$series.tar.xz" \
-  | tar -xJ -C vimc-src --strip-components=5 "linux-source-$series/drivers/media/test-drivers/vimc/"
-[ -f vimc-src/vimc-core.c ] || { echo "vm/setup: no vimc source in linux-source-$series $kver" >&2; exit 1; }
-cp -r vimc-src vimc-raw-src   # the sources only, before vimc's build products join them
+  | tar -xJ -C drivers --strip-components=4 "linux-source-$series/drivers/media/test-drivers/vimc/" \
+      "linux-source-$series/drivers/media/test-drivers/vivid/"
+[ -f drivers/vimc/vimc-core.c ] && [ -f drivers/vivid/vivid-core.c ] \
+  || { echo "vm/setup: no vimc or vivid source in linux-source-$series $kver" >&2; exit 1; }
+cp -r drivers/vimc vimc-src; cp -r drivers/vimc vimc-raw-src
 make -s -C "$out/lb/usr/src/linux-headers-$KV" M="$out/vimc-src" CONFIG_VIDEO_VIMC=m modules >&2
 # (Debian strips its modules: unstripped, vimc.ko is 2.5 MB of debug information in the initramfs)
 strip --strip-debug -o vimc.ko vimc-src/vimc.ko
@@ -79,6 +82,11 @@ strip --strip-debug -o vimc.ko vimc-src/vimc.ko
 patch -s -d vimc-raw-src -p1 < "$here/vimc-raw.patch"
 make -s -C "$out/lb/usr/src/linux-headers-$KV" M="$out/vimc-raw-src" modules >&2
 strip --strip-debug -o vimc_raw.ko vimc-raw-src/vimc_raw.ko
+# 2d. vivid as a USB camera that libcamera's uvcvideo handler lists too (vivid_uvc.ko: see
+#     vivid-uvc.patch; ~15 s): one camera both backends reach.
+patch -s -d drivers/vivid -p1 < "$here/vivid-uvc.patch"
+make -s -C "$out/lb/usr/src/linux-headers-$KV" M="$out/drivers/vivid" modules >&2
+strip --strip-debug -o vivid_uvc.ko drivers/vivid/vivid_uvc.ko
 
 # 3. the loopback producer (runs in the guest's chroot into the host root, so a normal
 #    dynamically linked program) and the JPEG it serves: SMPTE bars, decodable by anyone.
@@ -114,6 +122,6 @@ offset=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "root/boot/vmlinuz-$KV" | head -1 |
 head -c 4 vmlinux | grep -q ELF || { echo "vm/setup: cannot extract vmlinux" >&2; exit 1; }
 
 # keep only what run.sh needs
-rm -rf debs lb root v4l2loopback-src vimc-src vimc-raw-src
+rm -rf debs lb root v4l2loopback-src drivers vimc-src vimc-raw-src
 echo "$inputs_hash" > "$stamp"
 echo "vm/setup: ready ($(du -sh "$out" | cut -f1))" >&2

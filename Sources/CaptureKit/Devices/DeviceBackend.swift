@@ -154,12 +154,12 @@ protocol DeviceProvider: Sendable {
     /// The backends present now.
     func backends() -> [any DeviceBackend]
 
-    /// From now on, tells `hub` about devices that come and go without discovery looking (a
-    /// sound server's subscription events). Providers whose devices are found by looking
-    /// ignore it.
-    func report(to hub: DeviceConnectionHub)
+    /// From now on, tells `reports` about devices that come and go without discovery looking
+    /// (a sound server's subscription events, libcamera's hot-plug). Providers whose devices are
+    /// found by looking ignore it.
+    func report(to reports: ConnectionReports)
 }
 
 extension DeviceProvider {
-    func report(to hub: DeviceConnectionHub) {}
+    func report(to reports: ConnectionReports) {}
 }

@@ -21,7 +21,7 @@ extension DeviceConnectionHub {
                                       invalidate: { V4L2DeviceProvider.shared.invalidate() }) {
             Dictionary(registry.devices().filter { !$0.isVirtual }.map { ($0.uniqueID, $0) }, uniquingKeysWith: { first, _ in first })
         }
-        for provider in registry.providers { provider.report(to: hub) }
+        for provider in registry.providers { provider.report(to: ConnectionReports(to: hub)) }
         return hub
     }()
 }
@@ -37,5 +37,7 @@ private struct DirectCameras: DeviceProvider {
         CaptureDevice.cameraRoute == .direct ? provider.backends() : []
     }
 
-    func report(to hub: DeviceConnectionHub) { provider.report(to: hub) }
+    func report(to reports: ConnectionReports) {
+        provider.report(to: reports.filtered { _ in CaptureDevice.cameraRoute == .direct })
+    }
 }

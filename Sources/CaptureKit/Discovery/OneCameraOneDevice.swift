@@ -21,7 +21,7 @@ struct V4L2CamerasBesideLibCamera: DeviceProvider {
         return all.filter { !($0.node.capability.isMediaControllerCentric && claimed.contains($0.node.path)) }
     }
 
-    func report(to hub: DeviceConnectionHub) { provider.report(to: hub) }
+    func report(to reports: ConnectionReports) { provider.report(to: reports) }
 }
 
 /// libcamera's cameras, less those a V4L2 node captures on its own.
@@ -29,15 +29,24 @@ struct LibCamerasBesideV4L2: DeviceProvider {
     let provider: LibCameraDeviceProvider
     let v4l2: V4L2DeviceProvider
 
-    func backends() -> [any DeviceBackend] {
-        let all = provider.libcameraBackends()
+    func backends() -> [any DeviceBackend] { Self.listed(provider.libcameraBackends(), beside: v4l2) }
+
+    /// libcamera's hot-plug, of the cameras this lists: a camera a V4L2 node reaches is
+    /// announced as the V4L2 device only.
+    func report(to reports: ConnectionReports) {
+        provider.report(to: reports.filtered { [v4l2] backend in
+            guard let camera = backend as? LibCameraBackend else { return true }
+            return !Self.listed([camera], beside: v4l2).isEmpty
+        })
+    }
+
+    /// The cameras of `all` no V4L2 node of `v4l2` captures on its own.
+    private static func listed(_ all: [LibCameraBackend], beside v4l2: V4L2DeviceProvider) -> [LibCameraBackend] {
         guard !OneCameraOneDevice.listsAll, !all.isEmpty else { return all }
         let direct = Set(v4l2.v4l2Backends().filter { !$0.node.capability.isMediaControllerCentric }.map(\.node.path))
         let reachedDirectly = Set(LibCameraNodes.nodeOwners().filter { direct.contains($0.node) }.map(\.id))
         return all.filter { !reachedDirectly.contains($0.cameraID) }
     }
-
-    func report(to hub: DeviceConnectionHub) { provider.report(to: hub) }
 }
 
 enum OneCameraOneDevice {

@@ -12,7 +12,7 @@ final class LibCameraDeviceProvider: DeviceProvider {
     private struct State {
         var backends: [String: LibCameraBackend] = [:]
         var present: Set<String> = []
-        var hub: DeviceConnectionHub?
+        var reports: ConnectionReports?
     }
     private let state = Mutex(State())
 
@@ -34,9 +34,9 @@ final class LibCameraDeviceProvider: DeviceProvider {
         }
     }
 
-    func report(to hub: DeviceConnectionHub) {
+    func report(to reports: ConnectionReports) {
         guard LibCamera.isAvailable else { return }
-        state.withLock { $0.hub = hub }
+        state.withLock { $0.reports = reports }
         LibCamera.api.set_hotplug_handler({ _ in
             // libcamera's thread: the comparison (and any backend's first listing) runs elsewhere.
             DispatchQueue.global().async { LibCameraDeviceProvider.shared.camerasChanged() }
@@ -46,11 +46,11 @@ final class LibCameraDeviceProvider: DeviceProvider {
     private func camerasChanged() {
         let before = state.withLock { $0.present }
         let now = libcameraBackends()
-        let (hub, known) = state.withLock { ($0.hub, $0.backends) }
-        guard let hub else { return }
-        for backend in now where !before.contains(backend.cameraID) { hub.post(.connected, backend) }
+        let (reports, known) = state.withLock { ($0.reports, $0.backends) }
+        guard let reports else { return }
+        for backend in now where !before.contains(backend.cameraID) { reports.post(.connected, backend) }
         for id in before.subtracting(now.map(\.cameraID)) {
-            if let backend = known[id] { hub.post(.disconnected, backend) }
+            if let backend = known[id] { reports.post(.disconnected, backend) }
         }
     }
 }

@@ -45,7 +45,7 @@ final class PipeWireDeviceProvider: DeviceProvider {
     }
 
     private let state = Mutex(State())
-    private let hub = Mutex<DeviceConnectionHub?>(nil)
+    private let reports = Mutex<ConnectionReports?>(nil)
     /// Streams waiting for their node to come back, by stream.
     private let watchers = Mutex<[ObjectIdentifier: (name: String, changed: @Sendable (Bool) -> Void)]>([:])
     /// Where node events are turned into listings, off the monitor's thread.
@@ -53,7 +53,7 @@ final class PipeWireDeviceProvider: DeviceProvider {
     /// How long one listing may take before the daemon is taken as not answering.
     static let listTimeoutMilliseconds: Int32 = 2000
 
-    func report(to hub: DeviceConnectionHub) { self.hub.withLock { $0 = hub } }
+    func report(to reports: ConnectionReports) { self.reports.withLock { $0 = reports } }
 
     /// The connection to list and capture through now, nil when there is none to try: the
     /// user's daemon, or on the portal route the portal's until it refused.
@@ -182,13 +182,13 @@ final class PipeWireDeviceProvider: DeviceProvider {
     }
 
     private func post(appeared: [PipeWireCameraBackend], gone: [PipeWireCameraBackend]) {
-        let hub = hub.withLock { $0 }
+        let reports = reports.withLock { $0 }
         for backend in gone {
-            hub?.post(.disconnected, backend)
+            reports?.post(.disconnected, backend)
             notify(backend.nodeName, present: false)
         }
         for backend in appeared {
-            hub?.post(.connected, backend)
+            reports?.post(.connected, backend)
             notify(backend.nodeName, present: true)
         }
     }

@@ -26,13 +26,13 @@ final class PulseDeviceProvider: DeviceProvider {
     private let state = Mutex(State())
 
     /// Where presence changes are posted, once the connection hub exists.
-    private let hub = Mutex<DeviceConnectionHub?>(nil)
+    private let reports = Mutex<ConnectionReports?>(nil)
 
-    func report(to hub: DeviceConnectionHub) { self.hub.withLock { $0 = hub } }
+    func report(to reports: ConnectionReports) { self.reports.withLock { $0 = reports } }
 
     private func post(_ change: DeviceConnectionHub.Change, _ backends: [PulseSourceBackend]) {
-        guard let hub = hub.withLock({ $0 }) else { return }
-        for backend in backends { hub.post(change, backend) }
+        guard let reports = reports.withLock({ $0 }) else { return }
+        for backend in backends { reports.post(change, backend) }
     }
 
     func backends() -> [any DeviceBackend] {

@@ -29,6 +29,11 @@ struct KernelDriver: CustomStringConvertible {
     static let loopbackCamera = KernelDriver(module: "v4l2loopback", file: "v4l2loopback.ko", platform: nil,
                                              options: ["video_nr=10", "exclusive_caps=1", "card_label=\"CaptureKit Loopback\""])
 
+    /// vimc (guest-prologue.sh's load_vimc), libcamera's camera.
+    static let vimc = KernelDriver(module: "vimc", file: "vimc.ko", platform: ("vimc", "vimc.0"), options: [])
+    /// vivid_uvc (guest-prologue.sh's load_vivid_uvc), the camera libcamera's uvcvideo handler takes.
+    static let vividUVC = KernelDriver(module: "vivid_uvc", file: "vivid_uvc.ko", platform: ("vivid_uvc", "vivid_uvc.0"), options: [])
+
     private static let environment = ProcessInfo.processInfo.environment
 
     var description: String { module }

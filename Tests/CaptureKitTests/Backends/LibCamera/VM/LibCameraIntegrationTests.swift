@@ -203,8 +203,17 @@ extension RealTimeCaptureTests {
 
         @Test func unbindingVimcInterruptsAndKeepsAPlayableRecording() async throws {
             let device = try Self.camera()
-            let deviceID = device.uniqueID
-            try VMCapture.configure(device, try Self.small(device))
+            let vimc = KernelDriver.vimc
+            defer { try? vimc.bind() }
+            try await Self.expectUnplugKeepsAPlayableRecording(device, try Self.small(device), name: "libcamera-unbound") { try vimc.unbind() }
+        }
+
+        /// Records from `device` in `format`, runs `unplug` once frames reach the file, and checks
+        /// what a camera gone mid-recording must give: the session interrupted naming the device,
+        /// the recording finished usable (`.deviceDisconnected`), a file that plays.
+        static func expectUnplugKeepsAPlayableRecording(_ device: CaptureDevice, _ format: CaptureDevice.Format, name: String,
+                                                         unplug: () throws -> Void) async throws {
+            try VMCapture.configure(device, format)
             let movie = CaptureMovieFileOutput()
             let frames = CaptureVideoDataOutput()
             let recorder = SampleRecorder()
@@ -214,15 +223,13 @@ extension RealTimeCaptureTests {
             try await session.start()
             defer { try? session.stopRunning() }
             #expect(await recorder.samples.wait(forCount: 2, timeout: .seconds(60)))
-            let url = MovieFiles.path("libcamera-unbound", "mp4")
+            let url = MovieFiles.path(name, "mp4")
             let delegate = RecordingRecorder()
             try movie.startRecording(to: url, recordingDelegate: delegate)
             let from = recorder.samples.count
             #expect(await recorder.samples.wait(forCount: from + 15, timeout: .seconds(120)))
-            let vimc = KernelDriver(module: "vimc", file: "vimc.ko", platform: ("vimc", "vimc.0"), options: [])
-            try vimc.unbind()
-            defer { try? vimc.bind() }
-            #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: deviceID)), timeout: .seconds(30)),
+            try unplug()
+            #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: device.uniqueID)), timeout: .seconds(30)),
                     "events: \(events.events.items)")
             let finished = try #require(await delegate.finished(timeout: .seconds(30)), "calls: \(delegate.calls.items)")
             if case .didFinish(let code, let usable) = finished {
@@ -267,7 +274,7 @@ extension RealTimeCaptureTests {
             #expect(await witness.samples.wait(forCount: 15, timeout: .seconds(120)), "frames before the unbind")
             let nodesBefore = LibCameraNodes.videoNodes(of: String(deviceID.dropFirst("libcamera:".count)))
 
-            let vimc = KernelDriver(module: "vimc", file: "vimc.ko", platform: ("vimc", "vimc.0"), options: [])
+            let vimc = KernelDriver.vimc
             try vimc.unbind()
             #expect(await events.wait(for: .wasInterrupted(.videoDeviceNotAvailable(deviceID: deviceID)), timeout: .seconds(30)),
                     "events: \(events.events.items)")
