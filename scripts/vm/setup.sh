@@ -74,10 +74,10 @@ dpkg-deb --fsys-tarfile "$srcdeb" | tar -xO "./usr/src/linux-source-$series.tar.
       "linux-source-$series/drivers/media/test-drivers/vivid/"
 [ -f drivers/vimc/vimc-core.c ] && [ -f drivers/vivid/vivid-core.c ] \
   || { echo "vm/setup: no vimc or vivid source in linux-source-$series $kver" >&2; exit 1; }
-cp -r drivers/vimc vimc-src; cp -r drivers/vimc vimc-raw-src
-make -s -C "$out/lb/usr/src/linux-headers-$KV" M="$out/vimc-src" CONFIG_VIDEO_VIMC=m modules >&2
+cp -r drivers/vimc vimc-raw-src   # the sources only, before vimc's build products join them
+make -s -C "$out/lb/usr/src/linux-headers-$KV" M="$out/drivers/vimc" CONFIG_VIDEO_VIMC=m modules >&2
 # (Debian strips its modules: unstripped, vimc.ko is 2.5 MB of debug information in the initramfs)
-strip --strip-debug -o vimc.ko vimc-src/vimc.ko
+strip --strip-debug -o vimc.ko drivers/vimc/vimc.ko
 # 2c. the same driver as a raw sensor behind a CSI-2 receiver (vimc_raw.ko: see vimc-raw.patch).
 patch -s -d vimc-raw-src -p1 < "$here/vimc-raw.patch"
 make -s -C "$out/lb/usr/src/linux-headers-$KV" M="$out/vimc-raw-src" modules >&2
@@ -122,6 +122,6 @@ offset=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "root/boot/vmlinuz-$KV" | head -1 |
 head -c 4 vmlinux | grep -q ELF || { echo "vm/setup: cannot extract vmlinux" >&2; exit 1; }
 
 # keep only what run.sh needs
-rm -rf debs lb root v4l2loopback-src drivers vimc-src vimc-raw-src
+rm -rf debs lb root v4l2loopback-src drivers vimc-raw-src
 echo "$inputs_hash" > "$stamp"
 echo "vm/setup: ready ($(du -sh "$out" | cut -f1))" >&2

@@ -8,15 +8,7 @@ import Testing
     @Test func aBackendTheWrappersLeaveOutIsNeverAnnounced() async throws {
         let hub = DeviceConnectionHub(registry: DeviceRegistry(providers: []), watch: { _ in nil }, invalidate: {}) { [:] }
         let events = Recorder<String>()
-        let stream = hub.subscribe()
-        let listener = Task {
-            for await event in stream {
-                switch event {
-                case .connected(let device): events.append("+\(device.uniqueID)")
-                case .disconnected(let device): events.append("-\(device.uniqueID)")
-                }
-            }
-        }
+        let listener = recordConnectionEvents(of: hub.subscribe(), into: events)
         defer { listener.cancel() }
         let listed = try VirtualCameraBackend(configuration: VirtualCameraConfiguration(name: "Reports Listed"))
         let left = try VirtualCameraBackend(configuration: VirtualCameraConfiguration(name: "Reports Left Out"))

@@ -1,10 +1,10 @@
 @testable import CaptureKit
 
-/// Records `CaptureDevice.connectionEvents()` into `events` as "+<uniqueID>" and
-/// "-<uniqueID>", from now until the returned task is cancelled.
-func recordConnectionEvents(into events: Recorder<String>) -> Task<Void, Never> {
-    let stream = CaptureDevice.connectionEvents()
-    return Task {
+/// Records `stream` (by default `CaptureDevice.connectionEvents()`) into `events` as
+/// "+<uniqueID>" and "-<uniqueID>", from now until the returned task is cancelled.
+func recordConnectionEvents(of stream: AsyncStream<CaptureDevice.ConnectionEvent> = CaptureDevice.connectionEvents(),
+                            into events: Recorder<String>) -> Task<Void, Never> {
+    Task {
         for await event in stream {
             switch event {
             case .connected(let device): events.append("+\(device.uniqueID)")

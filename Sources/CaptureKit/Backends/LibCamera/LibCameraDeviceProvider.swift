@@ -15,6 +15,8 @@ final class LibCameraDeviceProvider: DeviceProvider {
         var reports: ConnectionReports?
     }
     private let state = Mutex(State())
+    /// Yields the cameras libcamera lists once each of its hot-plug changes has been posted.
+    private let handled = Broadcast<Set<String>>()
 
     func backends() -> [any DeviceBackend] { libcameraBackends() }
 
@@ -43,6 +45,11 @@ final class LibCameraDeviceProvider: DeviceProvider {
         }, nil)
     }
 
+    /// The ids of the cameras libcamera lists, each time one of its hot-plug changes has been
+    /// posted: what a test waits on to know the change reached connection events, or was left
+    /// out of them.
+    func handledChanges() -> AsyncStream<Set<String>> { handled.makeStream() }
+
     private func camerasChanged() {
         let before = state.withLock { $0.present }
         let now = libcameraBackends()
@@ -52,5 +59,6 @@ final class LibCameraDeviceProvider: DeviceProvider {
         for id in before.subtracting(now.map(\.cameraID)) {
             if let backend = known[id] { reports.post(.disconnected, backend) }
         }
+        handled.yield(Set(now.map(\.cameraID)))
     }
 }
